@@ -1,0 +1,46 @@
+# cardclub: `make run` serves the club, `make test` runs every test. Both set up .venv first.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test lint format bench messages clean
+
+# Reinstall only when the dependencies change, so a second `make run` starts at once.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	@echo "cardclub is at http://127.0.0.1:8000/  (stop with Ctrl-C)"
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# Benchmarks print their figures and fail when a target is missed.
+bench: $(STAMP)
+	@set -e; for f in tests/bench/bench_*.py; do \
+		m=$$(echo $$f | sed 's#/#.#g; s#\.py$$##'); \
+		echo "== $$m"; $(PY) -m $$m; \
+	done
+
+# Needs GNU gettext; the compiled .mo files are committed so a fresh machine does not.
+messages: $(STAMP)
+	$(PY) manage.py makemessages -l es -l en --no-obsolete --ignore=.venv --ignore=staticfiles
+	$(PY) manage.py compilemessages --ignore=.venv
+
+clean:
+	rm -rf $(VENV) staticfiles db.sqlite3*

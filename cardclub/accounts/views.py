@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_not_required
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from .forms import ProfileForm, SignupForm
+
+User = get_user_model()
+
+
+@login_not_required
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        # Two backends are configured (axes + model); name the one that owns the password.
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Welcome to the club, %(name)s!") % {"name": user.username})
+        return redirect("home")
+    return TemplateResponse(request, "accounts/signup.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def profile_edit(request):
+    form = ProfileForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, _("Your profile has been saved."))
+        return redirect("member", username=request.user.username)
+    return TemplateResponse(request, "accounts/profile_edit.html", {"form": form})
+
+
+def member(request, username):
+    person = get_object_or_404(User, username=username, is_active=True)
+    return TemplateResponse(request, "accounts/member.html", {"person": person})

@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.contrib.auth.decorators import login_not_required
+from django.urls import include, path
+from django.views.i18n import set_language
+
+from cardclub import views
+from cardclub.accounts import views as account_views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("accounts/", include("cardclub.accounts.urls")),
+    path("members/<str:username>/", account_views.member, name="member"),
+    # Visitors choose their language before they have an account.
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
+    path("admin/", admin.site.urls),
+]

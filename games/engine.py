@@ -1,0 +1,168 @@
+"""The contract every game engine meets.
+
+An engine is a pure Python module (no Django import) under ``games/<key>/engine.py`` that exposes:
+
+``INFO``                 an :class:`Info` (key, title, min and max players)
+``OPTIONS``              a tuple of :class:`Option`, the house rules an admin may set
+``DECK``                 a tuple of every card id the game uses (all player counts)
+``new_game(players, options=None, seed=0)``
+                         the first state; bad options or player count raise :class:`InvalidOptions`
+``to_move(state)``       tuple of seats whose decision is awaited (empty when over)
+``legal_moves(state, seat)``
+                         list of moves (frozen, hashable); each has a short ``code``
+``parse_move(code)``     the move for a code; garbage raises :class:`InvalidMove`
+``apply(state, seat, move)``
+                         the next state; an illegal move raises :class:`IllegalMove`
+``view(state, seat)``    a JSON-able dict of exactly what ``seat`` may see (``None``: a spectator)
+``is_over(state)``, ``outcome(state)``
+                         when over: a list of ``{"seat", "score", "rank"}``, rank 1 best
+``dump(state)``, ``load(data)``
+                         JSON round trip; hidden zones under ``"hands"`` and ``"deck"``
+``all_cards(state)``     every card currently in some zone, each once (tests check conservation)
+``sample_state(view, rng)``
+                         a full state consistent with a seat's ``view``: the cards that seat cannot
+                         see are dealt at random (``rng`` is a ``random.Random``). Bots search on it;
+                         it never reads the real hidden cards because it is never given them.
+
+States are immutable: ``apply`` returns a new state and never changes its input. Every shuffle
+comes from the game's seed through :func:`games.cards.shuffled`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def gettext_noop(message: str) -> str:
+    """Mark an English source string for translation without importing Django.
+
+    ``makemessages`` extracts every ``gettext_noop("...")`` call by name, so engine messages,
+    option labels and titles land in the catalogue; the web layer translates them when it shows
+    them (``gettext(error.template) % error.params``).
+    """
+    return message
+
+
+class EngineError(ValueError):
+    """An error a person will read.
+
+    ``template`` is an English source string marked with :func:`gettext_noop`, with
+    ``%(name)s`` placeholders filled from ``params``; ``str(error)`` is the English message.
+    """
+
+    def __init__(self, template: str, **params: Any) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template % params if params else template)
+
+
+class InvalidOptions(EngineError):
+    """The house rules or the number of players cannot make a game."""
+
+
+class InvalidMove(EngineError):
+    """A move code that does not name any move of this game (garbage input)."""
+
+
+class IllegalMove(EngineError):
+    """A well-formed move that the rules do not allow now; the message says why."""
+
+
+@dataclass(frozen=True)
+class Info:
+    key: str
+    title: str
+    min_players: int
+    max_players: int
+
+
+@dataclass(frozen=True)
+class Option:
+    """One house rule. ``kind`` is ``"choice"``, ``"int"`` or ``"bool"``.
+
+    ``label`` and ``help`` are English source strings; the web layer translates them.
+    ``choices`` is a tuple of ``(value, label)`` pairs for a choice; ``min_value``/``max_value``
+    bound an int.
+    """
+
+    name: str
+    label: str
+    kind: str
+    default: Any
+    help: str = ""
+    choices: tuple[tuple[Any, str], ...] = field(default=())
+    min_value: int | None = None
+    max_value: int | None = None
+
+
+def resolve_options(options_spec: tuple[Option, ...], given: dict | None) -> dict:
+    """Fill defaults and check every given option against its spec.
+
+    Raises :class:`InvalidOptions` naming the option and what was wrong, so an admin form can
+    show it next to the field. Engine-specific cross-checks (e.g. pairs only with 4 players)
+    stay in each engine's ``new_game``.
+    """
+    given = dict(given or {})
+    known = {opt.name: opt for opt in options_spec}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise InvalidOptions(
+            gettext_noop("Unknown house rule: %(names)s."), names=", ".join(unknown)
+        )
+    resolved: dict[str, Any] = {}
+    for opt in options_spec:
+        value = given.get(opt.name, opt.default)
+        if opt.kind == "choice":
+            allowed = [c[0] for c in opt.choices]
+            if value not in allowed:
+                raise InvalidOptions(
+                    gettext_noop("%(label)s: %(value)s is not one of %(allowed)s."),
+                    label=opt.label,
+                    value=repr(value),
+                    allowed=", ".join(map(str, allowed)),
+                )
+        elif opt.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidOptions(
+                    gettext_noop("%(label)s: must be a whole number."), label=opt.label
+                )
+            if opt.min_value is not None and value < opt.min_value:
+                raise InvalidOptions(
+                    gettext_noop("%(label)s: must be at least %(min)s."),
+                    label=opt.label,
+                    min=opt.min_value,
+                )
+            if opt.max_value is not None and value > opt.max_value:
+                raise InvalidOptions(
+                    gettext_noop("%(label)s: must be at most %(max)s."),
+                    label=opt.label,
+                    max=opt.max_value,
+                )
+        elif opt.kind == "bool":
+            if not isinstance(value, bool):
+                raise InvalidOptions(gettext_noop("%(label)s: must be yes or no."), label=opt.label)
+        else:  # pragma: no cover - a programming error in an engine's OPTIONS
+            raise TypeError(f"unknown option kind {opt.kind!r}")
+        resolved[opt.name] = value
+    return resolved
+
+
+def check_players(info: Info, players: int) -> None:
+    """Raise :class:`InvalidOptions` unless ``players`` is within the game's limits."""
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise InvalidOptions(gettext_noop("The number of players must be a whole number."))
+    if not info.min_players <= players <= info.max_players:
+        if info.min_players == info.max_players:
+            raise InvalidOptions(
+                gettext_noop("%(game)s is played by exactly %(min)s players."),
+                game=info.title,
+                min=info.min_players,
+            )
+        raise InvalidOptions(
+            gettext_noop("%(game)s is played by %(min)s to %(max)s players, not %(players)s."),
+            game=info.title,
+            min=info.min_players,
+            max=info.max_players,
+            players=players,
+        )

@@ -1,0 +1,57 @@
+"""Fixtures shared by the web and browser tests: alice and bob are members, charlie is outside."""
+
+from __future__ import annotations
+
+import pytest
+
+PASSWORD = "a-long-club-password-9"
+
+
+@pytest.fixture
+def make_member(db, django_user_model):
+    def make(username, **extra):
+        return django_user_model.objects.create_user(
+            username=username, password=PASSWORD, email=f"{username}@example.com", **extra
+        )
+
+    return make
+
+
+@pytest.fixture
+def alice(make_member):
+    return make_member("alice")
+
+
+@pytest.fixture
+def bob(make_member):
+    return make_member("bob")
+
+
+@pytest.fixture
+def charlie(make_member):
+    return make_member("charlie")
+
+
+@pytest.fixture
+def alice_client(client, alice):
+    client.force_login(alice, backend="django.contrib.auth.backends.ModelBackend")
+    return client
+
+
+@pytest.fixture
+def client_for(db):
+    """A fresh logged-in test client per member, so two members can play in one test."""
+    from django.test import Client
+
+    def make(user):
+        c = Client()
+        c.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+        return c
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # The real hasher is deliberately slow; tests log in hundreds of times.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
