@@ -12,5 +12,6 @@ urlpatterns = [
     path("members/<str:username>/", account_views.member, name="member"),
     # Visitors choose their language before they have an account.
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
+    path("play/", include("games.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,41 @@
+"""'Get this match for this user' in one place: 404 for what does not exist, 403 for what the
+user may not do. Views call these instead of querying matches themselves."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
+from django.http import Http404
+from django.utils.translation import gettext as _
+
+from games.models import Match, Seat
+
+
+def _with_seats(queryset):
+    return queryset.select_related("variant").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+    )
+
+
+def match_for_viewer(match_id: int) -> Match:
+    """Any member may watch a match: what they see is the spectator's view, which holds no
+    hidden card."""
+    try:
+        return _with_seats(Match.objects).get(pk=match_id)
+    except Match.DoesNotExist:
+        raise Http404(_("There is no match with that number.")) from None
+
+
+def match_by_invite(token: str) -> Match:
+    try:
+        return _with_seats(Match.objects).get(invite_token=token)
+    except Match.DoesNotExist:
+        raise Http404(_("That invitation link is not valid.")) from None
+
+
+def finished_match_for_replay(match_id: int) -> Match:
+    """A replay opens every hand, so only a match that is over may be replayed."""
+    match = match_for_viewer(match_id)
+    if not match.is_over or match.state is None:
+        raise PermissionDenied(_("A match can be replayed once it is over."))
+    return match

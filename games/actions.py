@@ -1,0 +1,259 @@
+"""The few writes of the table: open, join, leave and start a match, play a move, resign.
+
+Each public function runs in one transaction and locks the match row first
+(``select_for_update``: a row lock on PostgreSQL; on SQLite the IMMEDIATE transaction already
+serialises writers), so two requests for the same match never interleave. Failures raise
+:class:`ActionError` with a message for the member, and change nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.dispatch import Signal
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import registry
+from games.engine import EngineError, IllegalMove, InvalidMove, InvalidOptions
+from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+
+# Sent inside the transaction that finishes a match (ratings and leagues listen), so their
+# writes commit or roll back together with the final move.
+match_finished = Signal()
+
+MAX_BOT_MOVES_PER_REQUEST = 2000
+
+
+class ActionError(Exception):
+    """A request the rules or the table refuse; ``str()`` is the message for the member."""
+
+
+@dataclass
+class MoveResult:
+    match: Match
+    moves_made: int
+
+
+def _locked(match_id: int) -> Match:
+    try:
+        return Match.objects.select_for_update().get(pk=match_id)
+    except Match.DoesNotExist:
+        raise ActionError(_("That match does not exist.")) from None
+
+
+def _seats(match: Match) -> list[Seat]:
+    return list(match.seats.select_related("user").order_by("index"))
+
+
+@transaction.atomic
+def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -> Match:
+    """Open a table: the creator sits at seat 0; ``fillers`` says, for every other seat,
+    ``"open"`` or a bot level. A table whose every seat is taken starts at once."""
+    if not variant.active:
+        raise ActionError(_("These house rules are no longer offered."))
+    engine = variant.engine
+    try:
+        engine.new_game(players, options=variant.options, seed=0)
+    except InvalidOptions as error:
+        raise ActionError(translate_engine_error(error)) from None
+    if len(fillers) != players - 1:
+        raise ActionError(_("Say who sits at every other seat."))
+    has_bot = any(f in ("easy", "hard") for f in fillers)
+    match = Match.objects.create(
+        game=variant.game,
+        variant=variant,
+        options=dict(variant.options),
+        players=players,
+        created_by=user,
+        # Bots have no rating; a match against one cannot move the members' ratings fairly.
+        rated=variant.rated and not has_bot,
+    )
+    now = timezone.now()
+    seats = [Seat(match=match, index=0, user=user, joined_at=now)]
+    for index, filler in enumerate(fillers, start=1):
+        if filler in ("easy", "hard"):
+            seats.append(Seat(match=match, index=index, bot_level=filler, joined_at=now))
+        elif filler == "open":
+            seats.append(Seat(match=match, index=index))
+        else:
+            raise ActionError(_("Unknown choice for a seat."))
+    Seat.objects.bulk_create(seats)
+    if not any(seat.is_free for seat in seats):
+        _start(match, seats)
+    return match
+
+
+@transaction.atomic
+def join_match(match_id: int, user) -> Match:
+    match = _locked(match_id)
+    if match.status != Match.Status.OPEN:
+        raise ActionError(_("This table has already started."))
+    seats = _seats(match)
+    if any(seat.user_id == user.pk for seat in seats):
+        raise ActionError(_("You are already seated at this table."))
+    free = [seat for seat in seats if seat.is_free]
+    if not free:
+        raise ActionError(_("This table is full."))
+    seat = free[0]
+    seat.user = user
+    seat.joined_at = timezone.now()
+    try:
+        with transaction.atomic():
+            seat.save(update_fields=["user", "joined_at"])
+    except IntegrityError:
+        raise ActionError(_("You are already seated at this table.")) from None
+    if len(free) == 1:
+        _start(match, seats)
+    else:
+        match.save(update_fields=["updated_at"])
+    return match
+
+
+@transaction.atomic
+def leave_match(match_id: int, user) -> Match:
+    """Leave a table before it starts; the last member to leave closes it."""
+    match = _locked(match_id)
+    if match.status != Match.Status.OPEN:
+        raise ActionError(_("The match has started: resign instead of leaving."))
+    seats = _seats(match)
+    mine = next((seat for seat in seats if seat.user_id == user.pk), None)
+    if mine is None:
+        raise ActionError(_("You are not seated at this table."))
+    mine.user = None
+    mine.joined_at = None
+    mine.save(update_fields=["user", "joined_at"])
+    if not any(seat.user_id for seat in seats):
+        match.status = Match.Status.ABANDONED
+        match.finished_at = timezone.now()
+    match.save(update_fields=["status", "finished_at", "updated_at"])
+    return match
+
+
+def _start(match: Match, seats: list[Seat]) -> None:
+    engine = match.engine
+    state = engine.new_game(match.players, options=match.options, seed=match.seed)
+    match.status = Match.Status.PLAYING
+    match.started_at = timezone.now()
+    match.version = 1
+    state, records = _run_bots(match, seats, state)
+    _log(match, records)
+    _store(match, seats, state)
+
+
+def _log(match: Match, records: list[MoveRecord]) -> None:
+    """Append moves to the log with consecutive sequence numbers."""
+    for offset, record in enumerate(records, start=1):
+        record.seq = match.moves_played + offset
+    MoveRecord.objects.bulk_create(records)
+    match.moves_played += len(records)
+
+
+@transaction.atomic
+def play_move(match_id: int, user, code: str, expected_version: int | None) -> MoveResult:
+    """Play ``code`` for the user's seat, then let bots move until a member is to move.
+
+    A stale ``expected_version`` (another tab or player moved first), an unknown or illegal
+    move, a move out of turn or in a finished match raise :class:`ActionError` and change
+    nothing.
+    """
+    match = _locked(match_id)
+    seats = _seats(match)
+    seat = next((s for s in seats if s.user_id == getattr(user, "pk", None)), None)
+    if seat is None:
+        raise ActionError(_("You are not playing in this match."))
+    if match.status != Match.Status.PLAYING:
+        raise ActionError(_("This match is not being played."))
+    if expected_version is None or expected_version != match.version:
+        raise ActionError(
+            _("The table changed since your page was drawn; here it is as it is now.")
+        )
+    engine = match.engine
+    state = engine.load(match.state)
+    if seat.index not in engine.to_move(state):
+        raise ActionError(_("It is not your turn."))
+    try:
+        move = engine.parse_move(code)
+        state = engine.apply(state, seat.index, move)
+    except (InvalidMove, IllegalMove, EngineError) as error:
+        raise ActionError(translate_engine_error(error)) from None
+    records = [MoveRecord(match=match, seq=0, seat=seat.index, code=move.code)]
+    state, bot_records = _run_bots(match, seats, state)
+    records.extend(bot_records)
+    _log(match, records)
+    match.version += 1
+    _store(match, seats, state)
+    return MoveResult(match=match, moves_made=len(records))
+
+
+def _run_bots(match: Match, seats: list[Seat], state):
+    """Let every bot that is to move choose, until only members are awaited or the game ends.
+
+    Bots see exactly what their seat's ``view`` shows, like a member would.
+    """
+    engine = match.engine
+    bot_levels = {seat.index: seat.bot_level for seat in seats if seat.bot_level}
+    records: list[MoveRecord] = []
+    if not bot_levels:
+        return state, records
+    bots = registry.bots(match.game)
+    rng = random.Random(f"{match.seed}:{match.version}:bots")
+    for _step in range(MAX_BOT_MOVES_PER_REQUEST):
+        if engine.is_over(state):
+            break
+        waiting = [index for index in engine.to_move(state) if index in bot_levels]
+        if not waiting:
+            break
+        for index in waiting:
+            moves = engine.legal_moves(state, index)
+            move = bots.choose(engine.view(state, index), moves, bot_levels[index], rng)
+            state = engine.apply(state, index, move)
+            records.append(MoveRecord(match=match, seq=0, seat=index, code=move.code))
+            if engine.is_over(state):
+                break
+    return state, records
+
+
+def _store(match: Match, seats: list[Seat], state) -> None:
+    """Save the new state, mark whose turn it is, and close the match when the game is over."""
+    engine = match.engine
+    match.state = engine.dump(state)
+    movers = set(engine.to_move(state))
+    if engine.is_over(state):
+        by_seat = {row["seat"]: row for row in engine.outcome(state)}
+        for seat in seats:
+            seat.score = by_seat[seat.index]["score"]
+            seat.rank = by_seat[seat.index]["rank"]
+        match.mark_finished()
+        movers = set()
+    for seat in seats:
+        seat.to_move = seat.index in movers and not seat.bot_level
+    Seat.objects.bulk_update(seats, ["to_move", "score", "rank"])
+    match.save()
+    if match.status == Match.Status.FINISHED:
+        match_finished.send(sender=Match, match=match, seats=seats)
+
+
+@transaction.atomic
+def resign(match_id: int, user) -> Match:
+    """Give up: the match ends, the resigning member ranks last and the others share first."""
+    match = _locked(match_id)
+    if match.status != Match.Status.PLAYING:
+        raise ActionError(_("This match is not being played."))
+    seats = _seats(match)
+    seat = next((s for s in seats if s.user_id == user.pk), None)
+    if seat is None:
+        raise ActionError(_("You are not playing in this match."))
+    for other in seats:
+        other.to_move = False
+        other.rank = 2 if other.index == seat.index else 1
+        other.score = None
+    seat.resigned = True
+    Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned"])
+    match.version += 1
+    match.mark_finished()
+    match.save()
+    match_finished.send(sender=Match, match=match, seats=seats)
+    return match

@@ -1,0 +1,225 @@
+"""The club's admins manage house rules here; the option fields come from each engine's OPTIONS."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import ProtectedError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from games import registry
+from games.engine import InvalidOptions
+from games.models import GAME_CHOICES, Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+
+OPTION_PREFIX = "opt__"
+
+
+def option_field(opt) -> forms.Field:
+    """A form field for one engine option: a select, a number or a checkbox."""
+    label, help_text = gettext(opt.label), gettext(opt.help) if opt.help else ""
+    if opt.kind == "choice":
+        return forms.TypedChoiceField(
+            label=label,
+            help_text=help_text,
+            choices=[(value, gettext(text)) for value, text in opt.choices],
+            coerce=lambda raw, opt=opt: next(v for v, _t in opt.choices if str(v) == str(raw)),
+            initial=opt.default,
+        )
+    if opt.kind == "int":
+        return forms.IntegerField(
+            label=label,
+            help_text=help_text,
+            min_value=opt.min_value,
+            max_value=opt.max_value,
+            initial=opt.default,
+        )
+    return forms.BooleanField(label=label, help_text=help_text, required=False, initial=opt.default)
+
+
+def field_name(game: str, opt) -> str:
+    return f"{OPTION_PREFIX}{game}__{opt.name}"
+
+
+class RuleVariantForm(forms.ModelForm):
+    """Shows one field per house-rule option of the variant's game and validates the set with
+    the engine, so a variant no game could be played under cannot be saved."""
+
+    class Meta:
+        model = RuleVariant
+        exclude = ["options"]
+
+    def __init__(self, *args, games=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.option_games = games or [key for key, _label in GAME_CHOICES]
+        current = self.instance.options if self.instance.pk else {}
+        for game in self.option_games:
+            for opt in registry.engine(game).OPTIONS:
+                field = option_field(opt)
+                if self.instance.pk and self.instance.game == game and opt.name in current:
+                    field.initial = current[opt.name]
+                self.fields[field_name(game, opt)] = field
+
+    def clean(self):
+        cleaned = super().clean()
+        game = cleaned.get("game") or self.instance.game
+        if game not in registry.GAME_KEYS:
+            return cleaned
+        engine = registry.engine(game)
+        options = {}
+        for opt in engine.OPTIONS:
+            name = field_name(game, opt)
+            if name in cleaned and cleaned[name] is not None:
+                value = cleaned[name]
+                if value != opt.default:
+                    options[opt.name] = value
+        error = None
+        for players in range(engine.INFO.min_players, engine.INFO.max_players + 1):
+            try:
+                engine.new_game(players, options=options, seed=0)
+                error = None
+                break
+            except InvalidOptions as exc:
+                error = exc
+        if error is not None:
+            raise forms.ValidationError(translate_engine_error(error))
+        self.instance.options = options
+        return cleaned
+
+
+@admin.register(RuleVariant)
+class RuleVariantAdmin(admin.ModelAdmin):
+    form = RuleVariantForm
+    list_display = ["name_es", "name_en", "game", "active", "rated", "options_summary", "used_by"]
+    list_filter = ["game", "active", "rated"]
+    list_editable = ["active", "rated"]
+    search_fields = ["name_es", "name_en", "slug"]
+    prepopulated_fields = {"slug": ["name_en"]}
+    actions = ["deactivate"]
+
+    def _game_for(self, request, obj):
+        if obj is not None:
+            return obj.game
+        game = request.POST.get("game") or request.GET.get("game")
+        return game if game in registry.GAME_KEYS else None
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        base = super().get_form(request, obj, change=change, **kwargs)
+        game = self._game_for(request, obj)
+        games = [game] if game else None
+
+        class Form(base):
+            def __init__(self, *args, **kw):
+                super().__init__(*args, games=games, **kw)
+
+        return Form
+
+    def get_fieldsets(self, request, obj=None):
+        game = self._game_for(request, obj)
+        games = [game] if game else [key for key, _label in GAME_CHOICES]
+        fieldsets = [
+            (
+                None,
+                {
+                    "fields": [
+                        "game",
+                        "slug",
+                        ("name_es", "name_en"),
+                        "description_es",
+                        "description_en",
+                        ("active", "rated"),
+                        "ordering",
+                    ]
+                },
+            )
+        ]
+        titles = dict(GAME_CHOICES)
+        for key in games:
+            names = [field_name(key, opt) for opt in registry.engine(key).OPTIONS]
+            if names:
+                description = "" if game else _("Only the options of the chosen game are used.")
+                fieldsets.append(
+                    (
+                        _("%(game)s options") % {"game": titles[key]},
+                        {"fields": names, "description": description},
+                    )
+                )
+        return fieldsets
+
+    def get_readonly_fields(self, request, obj=None):
+        # Options of another game make no sense on an existing variant.
+        return ["game"] if obj is not None else []
+
+    @admin.display(description=_("options"))
+    def options_summary(self, obj):
+        return ", ".join(f"{k}={v}" for k, v in sorted(obj.options.items())) or "—"
+
+    @admin.display(description=_("matches"))
+    def used_by(self, obj):
+        return obj.matches.count()
+
+    @admin.action(description=_("Deactivate the selected house rules"))
+    def deactivate(self, request, queryset):
+        count = queryset.update(active=False)
+        self.message_user(request, _("%(count)s house rules deactivated.") % {"count": count})
+
+    def delete_model(self, request, obj):
+        try:
+            obj.delete()
+        except ProtectedError:
+            self.message_user(
+                request,
+                _("These house rules are used by matches and cannot be deleted; deactivate them."),
+                messages.ERROR,
+            )
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+    fields = ["index", "user", "bot_level", "to_move", "resigned", "score", "rank"]
+    readonly_fields = fields
+    can_delete = False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ["pk", "game", "variant", "status", "rated", "players", "created_at"]
+    list_filter = ["game", "status", "rated"]
+    date_hierarchy = "created_at"
+    # The seed and state are secret while a match is played: never shown here.
+    fields = [
+        "game",
+        "variant",
+        "options",
+        "players",
+        "status",
+        "rated",
+        "version",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+    readonly_fields = fields
+    inlines = [SeatInline]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(MoveRecord)
+class MoveRecordAdmin(admin.ModelAdmin):
+    list_display = ["match", "seq", "seat", "code", "created_at"]
+    readonly_fields = ["match", "seq", "seat", "code", "created_at"]
+    list_select_related = ["match"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

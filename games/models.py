@@ -1,0 +1,301 @@
+"""Matches, seats, the move log and the club's house rules.
+
+The move log is the truth: ``engine.new_game(players, options, seed)`` followed by every
+``MoveRecord`` in order reproduces ``Match.state``. ``state`` is a cache of that replay, kept so a
+page never has to replay a whole match.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from games import registry
+from games.engine import InvalidOptions
+
+GAME_CHOICES = [
+    ("escoba", "Escoba de 15"),
+    ("schotten_totten", "Schotten Totten"),
+    ("scout", "Scout"),
+]
+BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
+
+
+def new_seed() -> int:
+    # 62 bits: fits a signed 64-bit column on every database.
+    return secrets.randbits(62)
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class RuleVariantQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(active=True)
+
+    def for_game(self, game: str):
+        return self.filter(game=game)
+
+
+class RuleVariant(models.Model):
+    """A named set of house rules for one game, managed by the club's admins.
+
+    A match copies ``options`` when it is created, so editing a variant never changes a match
+    already made; a variant that matches use cannot be deleted (``PROTECT``), only deactivated.
+    """
+
+    game = models.CharField(_("game"), max_length=32, choices=GAME_CHOICES)
+    slug = models.SlugField(_("short name"), max_length=60)
+    name_es = models.CharField(_("name (Spanish)"), max_length=100)
+    name_en = models.CharField(_("name (English)"), max_length=100)
+    description_es = models.TextField(_("description (Spanish)"), blank=True)
+    description_en = models.TextField(_("description (English)"), blank=True)
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    active = models.BooleanField(
+        _("active"), default=True, help_text=_("Only active house rules are offered for new tables.")
+    )
+    rated = models.BooleanField(
+        _("rated"), default=True, help_text=_("Matches under these rules change ratings.")
+    )
+    ordering = models.PositiveSmallIntegerField(_("order"), default=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = RuleVariantQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "ordering", "name_es"]
+        verbose_name = _("house rules")
+        verbose_name_plural = _("house rules")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "slug"], name="unique_variant_slug_per_game")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} — {self.name}"
+
+    @property
+    def name(self) -> str:
+        return self.name_en if (get_language() or "es").startswith("en") else self.name_es
+
+    @property
+    def description(self) -> str:
+        if (get_language() or "es").startswith("en"):
+            return self.description_en or self.description_es
+        return self.description_es or self.description_en
+
+    @property
+    def engine(self):
+        return registry.engine(self.game)
+
+    def player_counts(self) -> list[int]:
+        """The numbers of players these options allow (e.g. pairs only with four)."""
+        info = self.engine.INFO
+        counts = []
+        for players in range(info.min_players, info.max_players + 1):
+            try:
+                self.engine.new_game(players, options=self.options, seed=0)
+            except InvalidOptions:
+                continue
+            counts.append(players)
+        return counts
+
+    def clean(self) -> None:
+        if self.game not in registry.GAME_KEYS:
+            return  # the choices validation on the field reports it
+        if not isinstance(self.options, dict):
+            raise ValidationError({"options": _("The options must be a JSON object.")})
+        last_error = None
+        for players in range(self.engine.INFO.min_players, self.engine.INFO.max_players + 1):
+            try:
+                self.engine.new_game(players, options=self.options, seed=0)
+                return
+            except InvalidOptions as error:
+                last_error = error
+        raise ValidationError(translate_engine_error(last_error))
+
+
+def translate_engine_error(error) -> str:
+    """An engine's English message template, translated, with its parameters filled in."""
+    from django.utils.translation import gettext
+
+    template = getattr(error, "template", None)
+    if template is None:
+        return str(error)
+    params = getattr(error, "params", {}) or {}
+    text = gettext(template)
+    return text % params if params else text
+
+
+class MatchQuerySet(models.QuerySet):
+    def open(self):
+        return self.filter(status=Match.Status.OPEN)
+
+    def live(self):
+        return self.filter(status__in=[Match.Status.OPEN, Match.Status.PLAYING])
+
+    def for_user(self, user):
+        return self.filter(seats__user=user)
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for players")
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")
+        ABANDONED = "abandoned", _("Abandoned")
+
+    game = models.CharField(_("game"), max_length=32, choices=GAME_CHOICES)
+    variant = models.ForeignKey(
+        RuleVariant, on_delete=models.PROTECT, related_name="matches", verbose_name=_("house rules")
+    )
+    options = models.JSONField(_("rules in force"), default=dict)
+    players = models.PositiveSmallIntegerField(_("players"))
+    seed = models.BigIntegerField(default=new_seed, editable=False)
+    state = models.JSONField(null=True, blank=True, editable=False)
+    version = models.PositiveIntegerField(default=0)
+    moves_played = models.PositiveIntegerField(default=0, editable=False)
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.OPEN, db_index=True
+    )
+    rated = models.BooleanField(_("rated"), default=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="matches_opened",
+        verbose_name=_("opened by"),
+    )
+    invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("match")
+        verbose_name_plural = _("matches")
+        indexes = [models.Index(fields=["status", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.get_game_display()}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:match", args=[self.pk])
+
+    @property
+    def engine(self):
+        return registry.engine(self.game)
+
+    @property
+    def is_over(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.ABANDONED)
+
+    def load_state(self):
+        return self.engine.load(self.state)
+
+    def replay(self, upto: int | None = None):
+        """Rebuild the state from the seed and the move log (the first ``upto`` moves)."""
+        engine = self.engine
+        state = engine.new_game(self.players, options=self.options, seed=self.seed)
+        records = self.moves.order_by("seq")
+        if upto is not None:
+            records = records[:upto]
+        for record in records:
+            state = engine.apply(state, record.seat, engine.parse_move(record.code))
+        return state
+
+    def seat_of(self, user):
+        """The user's seat at this match, or ``None``. Uses prefetched seats when present."""
+        if not getattr(user, "is_authenticated", False):
+            return None
+        for seat in self.seats.all():
+            if seat.user_id == user.pk:
+                return seat
+        return None
+
+    def free_seats(self):
+        return [seat for seat in self.seats.all() if seat.is_free]
+
+    def mark_finished(self, now=None):
+        self.status = self.Status.FINISHED
+        self.finished_at = now or timezone.now()
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=8, choices=BOT_LEVELS, blank=True)
+    to_move = models.BooleanField(default=False)
+    resigned = models.BooleanField(default=False)
+    score = models.IntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="unique_seat_index"),
+            models.UniqueConstraint(
+                fields=["match", "user"],
+                condition=models.Q(user__isnull=False),
+                name="one_seat_per_member",
+            ),
+            models.CheckConstraint(
+                condition=~(models.Q(user__isnull=False) & ~models.Q(bot_level="")),
+                name="seat_is_member_or_bot",
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "to_move"])]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}/{self.index}: {self.display_name}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_level)
+
+    @property
+    def is_free(self) -> bool:
+        return self.user_id is None and not self.bot_level
+
+    @property
+    def display_name(self) -> str:
+        if self.user_id:
+            return self.user.get_username()
+        if self.bot_level:
+            return str(self.get_bot_level_display())
+        return str(_("free seat"))
+
+
+class MoveRecord(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    code = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [models.UniqueConstraint(fields=["match", "seq"], name="unique_move_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}#{self.seq} seat {self.seat}: {self.code}"

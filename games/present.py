@@ -1,0 +1,71 @@
+"""What the table templates need, built from the engine's view for one seat — never the state.
+
+Each game may add a ``games/<key>/present.py`` with ``table_context(view, moves, seat)``
+returning extra context for its ``table.html`` (e.g. moves grouped by hand card).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from django.utils.translation import gettext as _
+
+from games import registry
+from games.models import Match, translate_engine_error  # noqa: F401  (re-exported)
+
+
+def game_present(key: str):
+    try:
+        return importlib.import_module(f"games.{key}.present")
+    except ModuleNotFoundError:
+        return None
+
+
+def describe_options(game: str, options: dict) -> list[tuple[str, str]]:
+    """The house rules in force as (label, value) pairs in the member's language."""
+    engine = registry.engine(game)
+    rows = []
+    for opt in engine.OPTIONS:
+        value = options.get(opt.name, opt.default)
+        if opt.kind == "choice":
+            shown = next((_(label) for v, label in opt.choices if v == value), str(value))
+        elif opt.kind == "bool":
+            shown = _("yes") if value else _("no")
+        else:
+            shown = str(value)
+        rows.append((_(opt.label), shown))
+    return rows
+
+
+def table_context(match: Match, user, state=None, error: str | None = None) -> dict:
+    """Everything a table template may use: the seat's own view, its legal moves, the seats.
+
+    ``state`` is the engine state when the caller already has it (after a move).
+    """
+    engine = match.engine
+    seat = match.seat_of(user)
+    seat_index = seat.index if seat else None
+    context = {
+        "match": match,
+        "seats": list(match.seats.all()),
+        "my_seat": seat,
+        "seat_index": seat_index,
+        "game_template": f"games/{match.game}/table.html",
+        "view": None,
+        "moves": [],
+        "error": error,
+        "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING),
+    }
+    if match.state is None:
+        return context
+    if state is None:
+        state = engine.load(match.state)
+    view = engine.view(state, seat_index)
+    moves = []
+    if seat is not None and match.status == Match.Status.PLAYING:
+        moves = engine.legal_moves(state, seat_index)
+    context.update(view=view, moves=moves)
+    present = game_present(match.game)
+    if present is not None:
+        context.update(present.table_context(view, moves, seat_index))
+    return context

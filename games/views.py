@@ -1,0 +1,247 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from cardclub.http import private_no_store
+from games import access, actions, registry
+from games.forms import NewTableForm
+from games.models import GAME_CHOICES, Match, RuleVariant, Seat
+from games.present import describe_options, table_context
+
+GAME_TITLES = dict(GAME_CHOICES)
+
+
+def _game_or_404(game: str):
+    if game not in registry.GAME_KEYS:
+        raise Http404(_("There is no such game."))
+    return registry.engine(game)
+
+
+def lobby(request):
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+    open_tables = (
+        Match.objects.open()
+        .exclude(seats__user=request.user)
+        .select_related("variant", "created_by")
+        .prefetch_related(seats)
+        .order_by("-created_at")[:50]
+    )
+    mine = (
+        Match.objects.live()
+        .filter(seats__user=request.user)
+        .select_related("variant")
+        .prefetch_related(seats)
+        .annotate(my_turn=Count("seats", filter=Q(seats__user=request.user, seats__to_move=True)))
+        .order_by("-my_turn", "-updated_at")
+    )
+    finished = (
+        Match.objects.filter(status=Match.Status.FINISHED, seats__user=request.user)
+        .select_related("variant")
+        .prefetch_related(seats)
+        .order_by("-finished_at")[:10]
+    )
+    return TemplateResponse(
+        request,
+        "games/lobby.html",
+        {
+            "open_tables": open_tables,
+            "mine": mine,
+            "finished": finished,
+            "games": GAME_CHOICES,
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def new_table(request, game):
+    engine = _game_or_404(game)
+    if request.method == "POST":
+        form = NewTableForm(game, engine, request.POST)
+        if form.is_valid():
+            try:
+                match = actions.create_match(
+                    request.user,
+                    form.cleaned_data["variant"],
+                    form.cleaned_data["players"],
+                    form.fillers(),
+                )
+            except actions.ActionError as error:
+                form.add_error(None, str(error))
+            else:
+                if match.status == Match.Status.OPEN:
+                    messages.success(
+                        request, _("Your table is open. Share the invitation link with a friend.")
+                    )
+                return redirect(match)
+    else:
+        form = NewTableForm(game, engine, initial={"players": request.GET.get("players")})
+    template = "games/new_table.html"
+    if request.htmx:
+        template += "#table-form"
+    return TemplateResponse(
+        request,
+        template,
+        {"form": form, "game": game, "game_title": GAME_TITLES[game], "engine": engine},
+    )
+
+
+def _after_action(request, match):
+    if request.htmx:
+        return HttpResponseClientRedirect(match.get_absolute_url())
+    return redirect(match)
+
+
+@require_POST
+def join(request, pk):
+    match = access.match_for_viewer(pk)
+    try:
+        match = actions.join_match(match.pk, request.user)
+    except actions.ActionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("You have taken a seat."))
+    return _after_action(request, match)
+
+
+@require_POST
+def leave(request, pk):
+    match = access.match_for_viewer(pk)
+    try:
+        actions.leave_match(match.pk, request.user)
+    except actions.ActionError as error:
+        messages.error(request, str(error))
+        return _after_action(request, match)
+    messages.success(request, _("You have left the table."))
+    return redirect("games:lobby")
+
+
+@require_GET
+def invite(request, token):
+    match = access.match_by_invite(token)
+    return redirect(match)
+
+
+def _render_table(request, match, state=None, error=None, status=200):
+    """The table partial for htmx (with the seats panel out of band), or the whole page."""
+    context = table_context(match, request.user, state=state, error=error)
+    context["rules"] = describe_options(match.game, match.options)
+    template = "games/match.html#updates" if request.htmx else "games/match.html"
+    return TemplateResponse(request, template, context, status=status)
+
+
+@private_no_store
+@require_GET
+def match_page(request, pk):
+    match = access.match_for_viewer(pk)
+    return _render_table(request, match)
+
+
+@private_no_store
+@require_GET
+def poll(request, pk):
+    try:
+        version = int(request.GET.get("v", ""))
+    except ValueError:
+        version = None
+    current = Match.objects.filter(pk=pk).values_list("version", flat=True).first()
+    if current is None:
+        raise Http404(_("There is no match with that number."))
+    if current == version:
+        return HttpResponse(status=204)
+    return _render_table(request, access.match_for_viewer(pk))
+
+
+@private_no_store
+@require_POST
+def move(request, pk):
+    code = request.POST.get("code", "")[:64]
+    try:
+        version = int(request.POST.get("v", ""))
+    except ValueError:
+        version = None
+    try:
+        actions.play_move(pk, request.user, code, version)
+    except actions.ActionError as error:
+        if not request.htmx:
+            messages.error(request, str(error))
+            return redirect("games:match", pk=pk)
+        return _render_table(request, access.match_for_viewer(pk), error=str(error))
+    if not request.htmx:
+        return redirect("games:match", pk=pk)
+    return _render_table(request, access.match_for_viewer(pk))
+
+
+@require_POST
+def resign(request, pk):
+    match = access.match_for_viewer(pk)
+    try:
+        actions.resign(match.pk, request.user)
+    except actions.ActionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.info(request, _("You resigned. The match is over."))
+    return _after_action(request, match)
+
+
+@private_no_store
+@require_GET
+def replay(request, pk):
+    match = access.finished_match_for_replay(pk)
+    engine = match.engine
+    records = list(match.moves.order_by("seq"))
+    try:
+        step = int(request.GET.get("step", len(records)))
+    except ValueError:
+        step = len(records)
+    step = max(0, min(step, len(records)))
+    state = engine.new_game(match.players, options=match.options, seed=match.seed)
+    for record in records[:step]:
+        state = engine.apply(state, record.seat, engine.parse_move(record.code))
+    data = engine.dump(state)
+    seats = list(match.seats.all())
+    context = {
+        "match": match,
+        "seats": seats,
+        "records": records,
+        "step": step,
+        "total": len(records),
+        "view": engine.view(state, None),
+        "moves": [],
+        "hands": [(seat, data["hands"][seat.index]) for seat in seats],
+        "game_template": f"games/{match.game}/table.html",
+        "card_template": f"games/{match.game}/card.html",
+        "replaying": True,
+        "rules": describe_options(match.game, match.options),
+    }
+    return TemplateResponse(request, "games/replay.html", context)
+
+
+@login_not_required
+@require_GET
+def rules(request, game):
+    _game_or_404(game)
+    variant = None
+    if request.GET.get("variant"):
+        variant = RuleVariant.objects.filter(game=game, pk=request.GET["variant"]).first()
+    variants = RuleVariant.objects.active().for_game(game)
+    language = "en" if (request.LANGUAGE_CODE or "es").startswith("en") else "es"
+    return TemplateResponse(
+        request,
+        "games/rules.html",
+        {
+            "game": game,
+            "game_title": GAME_TITLES[game],
+            "rules_template": f"games/{game}/rules_{language}.html",
+            "variant": variant,
+            "variant_rules": describe_options(game, variant.options) if variant else None,
+            "variants": [(v, describe_options(game, v.options)) for v in variants],
+        },
+    )
