@@ -122,7 +122,12 @@ else:
                     "PRAGMA foreign_keys=ON;"
                 ),
             },
-            "TEST": {"NAME": os.environ.get("SQLITE_TEST_PATH") or None},
+            # A file, not memory: tests with real concurrent requests need every thread to see
+            # the same database, as the live server does.
+            "TEST": {
+                "NAME": os.environ.get("SQLITE_TEST_PATH")
+                or str(BASE_DIR / f".test-{os.getpid()}.sqlite3")
+            },
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -31,6 +31,10 @@ class ActionError(Exception):
     """A request the rules or the table refuse; ``str()`` is the message for the member."""
 
 
+class NoSuchMatch(ActionError):
+    """The match id names no match (the web layer answers 404)."""
+
+
 @dataclass
 class MoveResult:
     match: Match
@@ -41,7 +45,7 @@ def _locked(match_id: int) -> Match:
     try:
         return Match.objects.select_for_update().get(pk=match_id)
     except Match.DoesNotExist:
-        raise ActionError(_("That match does not exist.")) from None
+        raise NoSuchMatch(_("That match does not exist.")) from None
 
 
 def _seats(match: Match) -> list[Seat]:
@@ -256,4 +260,30 @@ def resign(match_id: int, user) -> Match:
     match.mark_finished()
     match.save()
     match_finished.send(sender=Match, match=match, seats=seats)
+    return match
+
+
+@transaction.atomic
+def start_match_for(users, variant: RuleVariant) -> Match:
+    """Start a match at once with ``users`` seated in the order given (a league fixture's
+    seat order): no bots, so it is rated whenever the house rules are."""
+    players = len(users)
+    try:
+        variant.engine.new_game(players, options=variant.options, seed=0)
+    except InvalidOptions as error:
+        raise ActionError(translate_engine_error(error)) from None
+    match = Match.objects.create(
+        game=variant.game,
+        variant=variant,
+        options=dict(variant.options),
+        players=players,
+        created_by=users[0],
+        rated=variant.rated,
+    )
+    now = timezone.now()
+    seats = [
+        Seat(match=match, index=index, user=user, joined_at=now) for index, user in enumerate(users)
+    ]
+    Seat.objects.bulk_create(seats)
+    _start(match, seats)
     return match

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import flatten_fieldsets
 from django.db.models import ProtectedError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -104,6 +105,13 @@ class RuleVariantAdmin(admin.ModelAdmin):
         return game if game in registry.GAME_KEYS else None
 
     def get_form(self, request, obj=None, change=False, **kwargs):
+        # The option fields are added by the form itself; the model form factory only knows
+        # the model's fields.
+        kwargs["fields"] = [
+            name
+            for name in flatten_fieldsets(self.get_fieldsets(request, obj))
+            if not name.startswith(OPTION_PREFIX)
+        ]
         base = super().get_form(request, obj, change=change, **kwargs)
         game = self._game_for(request, obj)
         games = [game] if game else None

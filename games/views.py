@@ -14,7 +14,7 @@ from cardclub.http import private_no_store
 from games import access, actions, registry
 from games.forms import NewTableForm
 from games.models import GAME_CHOICES, Match, RuleVariant, Seat
-from games.present import describe_options, table_context
+from games.present import describe_options, game_present, table_context
 
 GAME_TITLES = dict(GAME_CHOICES)
 
@@ -169,6 +169,8 @@ def move(request, pk):
         version = None
     try:
         actions.play_move(pk, request.user, code, version)
+    except actions.NoSuchMatch:
+        raise Http404(_("There is no match with that number.")) from None
     except actions.ActionError as error:
         if not request.htmx:
             messages.error(request, str(error))
@@ -221,6 +223,9 @@ def replay(request, pk):
         "replaying": True,
         "rules": describe_options(match.game, match.options),
     }
+    present = game_present(match.game)
+    if present is not None:
+        context.update(present.table_context(context["view"], [], None))
     return TemplateResponse(request, "games/replay.html", context)
 
 

@@ -52,6 +52,10 @@ def client_for(db):
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # The real hasher is deliberately slow; tests log in hundreds of times.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def fast_password_hashing(request):
+    # The real hasher is deliberately slow; tests log in hundreds of times. Engine tests may run
+    # without the Django plugin (-p no:django), so ask for `settings` only when it exists.
+    if request.config.pluginmanager.hasplugin("django"):
+        request.getfixturevalue("settings").PASSWORD_HASHERS = [
+            "django.contrib.auth.hashers.MD5PasswordHasher"
+        ]

@@ -1,0 +1,77 @@
+"""Escoba's table, from the engine's view for one seat: cards named for people and screen
+readers, and the legal moves grouped by the hand card that makes them."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+SUITS = {
+    "o": gettext_noop("oros"),
+    "c": gettext_noop("copas"),
+    "e": gettext_noop("espadas"),
+    "b": gettext_noop("bastos"),
+}
+RANKS = {
+    1: gettext_noop("As"),
+    8: gettext_noop("Sota"),
+    9: gettext_noop("Caballo"),
+    10: gettext_noop("Rey"),
+}
+# The figure printed in the corner of a Spanish card: 1–7, then S, C, R.
+CORNER = {8: "S", 9: "C", 10: "R"}
+
+
+def card(card_id: str) -> dict:
+    value, suit = int(card_id[:-1]), card_id[-1]
+    rank = _(RANKS[value]) if value in RANKS else str(value)
+    return {
+        "id": card_id,
+        "value": value,
+        "suit": suit,
+        "corner": CORNER.get(value, str(value)),
+        "face": value >= 8,
+        "name": _("%(rank)s de %(suit)s") % {"rank": rank, "suit": _(SUITS[suit])},
+    }
+
+
+def cards(card_ids) -> list[dict]:
+    return [card(c) for c in card_ids]
+
+
+def table_context(view: dict, moves: list, seat: int | None) -> dict:
+    table_ids = view["table"]
+    choices = []
+    for index, card_id in enumerate(view.get("hand") or []):
+        captures, lay = [], None
+        for move in moves:
+            if move.card != card_id:
+                continue
+            if move.take:
+                captures.append(
+                    {
+                        "code": move.code,
+                        "cards": cards(move.take),
+                        "escoba": len(move.take) == len(table_ids),
+                    }
+                )
+            else:
+                lay = move.code
+        choices.append({"index": index, "card": card(card_id), "captures": captures, "lay": lay})
+    sides = []
+    for side in view["sides"]:
+        sides.append({**side, "mine": seat is not None and seat in side["seats"]})
+    return {
+        "hand_choices": choices,
+        "table_cards": cards(table_ids),
+        "escoba_sides": sides,
+        "my_turn": bool(moves),
+        "last_events": [
+            {
+                **event,
+                "card_info": card(event["card"]) if event["card"] else None,
+                "cards_info": cards(event["cards"]),
+            }
+            for event in reversed(view["last_moves"])
+        ],
+    }

@@ -1,0 +1,416 @@
+"""Schotten Totten bots (issue 6): ``choose(view, moves, level, rng)``.
+
+Both levels see only the seat's ``view`` and its legal ``moves``; hidden cards (the opponent's
+hand and the deck) are never read, only counted: a card that is neither on the table nor in our
+hand is *unseen*, and may be in the opponent's hand or still to be drawn.
+
+Claims are never a decision: a claim only ever takes a stone that is already won, and the sooner
+a stone is ours the sooner nobody can play on it and the sooner the round may end in our favour.
+So both levels claim every claimable stone (one ``c:<stone>`` move at a time) before anything
+else, and only end the claim phase (``end``) when nothing is left to claim.
+
+``easy`` scores every play with a static evaluation of the stones (:class:`_Position`):
+
+* each side of each stone gets an *expected strength* on the engine's scale (kind * 32 + sum):
+  exact for three cards; for two cards the possible third cards are walked from the strongest
+  down, a card in our hand counting as certain and an unseen card as likely with a probability
+  that shrinks as the deck runs out (so a suited run waiting for a card that is already on the
+  table is worth nothing more than what else can complete it); for one card the best partner in
+  hand is looked for the same way;
+* a stone's chance of being won is a logistic function of the difference between our expected
+  strength and the opponent's, except where it is already decided: a complete side that no
+  unseen card can beat (our hand blocks the opponent's completions too) is won for sure, a side
+  that nothing we could still get would beat is lost for sure;
+* a play is worth the weighted change in those chances (centre stones and stones next to owned
+  ones weigh more, because of the three-adjacent-stones win), minus what the card was worth to
+  the other stones still waiting for a card of our hand. So cards go where a formation can still
+  be completed and where they change a contest; on a stone that is lost (or won) whatever we do
+  nothing changes, and the cheapest card is dumped there rather than a high one.
+
+``hard`` is a determinized flat Monte-Carlo search: the best few plays by the easy score are the
+candidates; each iteration samples a deal consistent with the view
+(:func:`engine.sample_state`), and every candidate is played in that same deal (common random
+numbers, so candidates are compared on equal luck) and followed by a playout with a cheap
+greedy policy, claims made at once by both sides, to the end of the round. The candidate with
+the best mean result wins; iterations stop at a deadline (``HARD_BUDGET`` seconds), and a single
+legal move is returned at once.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from games.schotten_totten import _bot_sim, engine
+
+LEVELS = ("easy", "hard")
+
+# The hard level's budget per move: a deadline in seconds and a number of sampled deals (the
+# work budget, which keeps a move deterministic for a given rng when the deadline is not hit).
+HARD_BUDGET = 0.15
+HARD_WORK = 3000
+HARD_MAX_WORLDS = 400
+HARD_DEPTH = 10
+# How many of the easy level's best plays the search compares.
+HARD_CANDIDATES = 6
+# The share of the sampled deals by which a play must beat the easy level's choice.
+HARD_MARGIN = 0.0
+
+_N = len(engine.DECK)
+_INDEX = {card: i for i, card in enumerate(engine.DECK)}
+_VALUE = tuple(i % 9 + 1 for i in range(_N))
+_COLOUR = tuple(i // 9 for i in range(_N))
+
+# Kind ranks on the engine's scale: strength = rank * 32 + sum of the values.
+_SUM, _STRAIGHT, _FLUSH, _THREE, _STRAIGHT_FLUSH = range(5)
+
+# The expected strength of a side with no card yet, and of a lone card with no partner in hand,
+# are guesses on the scale above: a side usually ends up around a run or a weak colour.
+_EMPTY = 40.0
+_LONE = 34.0
+# The logistic scale of a stone's win chance, in strength points (a kind is 32).
+_SCALE = 10.0
+# Of the cards we might still get, how many actually reach the side we want them on.
+_REACH = 0.5
+
+# How many adjacent triples each stone belongs to (the three-adjacent-stones win).
+_TRIPLES = (1, 2, 3, 3, 3, 3, 3, 2, 1)
+
+
+def _strength(a: int, b: int, c: int) -> int:
+    """The strength of three cards (indices): kind rank * 32 + sum, as the engine ranks them."""
+    va, vb, vc = _VALUE[a], _VALUE[b], _VALUE[c]
+    if va > vb:
+        va, vb = vb, va
+    if vb > vc:
+        vb, vc = vc, vb
+        if va > vb:
+            va, vb = vb, va
+    total = va + vb + vc
+    suited = _COLOUR[a] == _COLOUR[b] == _COLOUR[c]
+    if vb == va + 1 and vc == vb + 1:
+        return (_STRAIGHT_FLUSH if suited else _STRAIGHT) * 32 + total
+    if va == vc:
+        return _THREE * 32 + total
+    if suited:
+        return _FLUSH * 32 + total
+    return total
+
+
+_ROWS: dict[int, bytes] = {}
+
+
+def _row(a: int, b: int) -> bytes:
+    """The strength of the pair ``a, b`` with every possible third card (cached per pair)."""
+    row = _ROWS.get(a * _N + b)
+    if row is None:
+        row = bytes(_strength(a, b, c) if c != a and c != b else 0 for c in range(_N))
+        _ROWS[a * _N + b] = _ROWS[b * _N + a] = row
+    return row
+
+
+def _walk(unseen_desc: list[int], certain: int, q: float) -> float:
+    """Expected strength of a pair's completion.
+
+    ``unseen_desc`` are the strengths the unseen third cards would give, strongest first;
+    ``certain`` the best a card of our hand gives (0 if none). Each unseen card arrives with
+    probability ``q``, independently; the side ends with the best card it actually gets, and a
+    card in hand always arrives.
+    """
+    expected = 0.0
+    remain = 1.0
+    floor = 0
+    for strength in unseen_desc:
+        if strength <= certain:
+            break
+        expected += remain * q * strength
+        remain *= 1.0 - q
+        floor = strength
+        if remain < 1e-3:
+            return expected
+    return expected + remain * (certain or floor)
+
+
+def _sigmoid(x: float) -> float:
+    if x > 40:
+        return 1.0
+    if x < -40:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+class _Position:
+    """What ``seat`` knows of a position, with the static evaluation used by the easy level.
+
+    Built from a view (the bot's own knowledge) or from a full state seen from one seat (the
+    hard level's playouts do not use it; it is only ever given a view's knowledge).
+    """
+
+    def __init__(
+        self,
+        seat: int,
+        hand: list[int],
+        sides: list[tuple[list[int], list[int]]],
+        owners: list[int | None],
+        first: list[int | None],
+        deck_size: int,
+        opp_hand_size: int,
+    ) -> None:
+        self.seat = seat
+        self.hand = hand
+        self.mine = [pair[seat] for pair in sides]
+        self.theirs = [pair[1 - seat] for pair in sides]
+        self.owners = owners
+        self.first = first
+        self.deck_size = deck_size
+        table = set()
+        for a, b in sides:
+            table.update(a)
+            table.update(b)
+        self.table = table
+        held = set(hand)
+        self.unseen = [i for i in range(_N) if i not in table and i not in held]
+        self.unseen_mask = sum(1 << i for i in self.unseen)
+        self.hand_mask = sum(1 << i for i in hand)
+        unseen_count = max(1, len(self.unseen))
+        # Our future cards: about half the deck; theirs: their hand and the other half.
+        self.q_me = min(0.9, _REACH * (deck_size + 1) / 2 / unseen_count)
+        self.q_op = min(0.9, _REACH * (opp_hand_size + deck_size / 2) / unseen_count)
+
+    @classmethod
+    def from_view(cls, view: dict[str, Any]) -> _Position:
+        seat = view["seat"]
+        sides = [
+            ([_INDEX[c] for c in st["cards"][0]], [_INDEX[c] for c in st["cards"][1]])
+            for st in view["stones"]
+        ]
+        return cls(
+            seat,
+            [_INDEX[c] for c in view["hand"]],
+            sides,
+            [st["owner"] for st in view["stones"]],
+            [st["completed_first"] for st in view["stones"]],
+            view["deck_size"],
+            view["hand_sizes"][1 - seat],
+        )
+
+    # --- expected strengths ---------------------------------------------------------------
+
+    def _pair_value(self, a: int, b: int, hand: list[int], q: float) -> float:
+        """Expected strength of a side holding ``a, b``, completed from ``hand`` or unseen."""
+        row = _row(a, b)
+        unseen_desc = sorted((row[c] for c in self.unseen), reverse=True)
+        certain = max((row[c] for c in hand), default=0)
+        return _walk(unseen_desc, certain, q)
+
+    def _lone_partners(self, a: int, hand: list[int]) -> dict[int, float]:
+        """A lone card of ours: the value of the pair it would make with each card of ``hand``
+        (slightly discounted: the pair still has to be played)."""
+        out = {}
+        for b in hand:
+            rest = [c for c in hand if c != b]
+            out[b] = self._pair_value(a, b, rest, self.q_me) * 0.97
+        return out
+
+    def _their_value(self, s: int) -> float:
+        theirs = self.theirs[s]
+        if len(theirs) == 3:
+            return float(_strength(*theirs))
+        if len(theirs) == 2:
+            return self._pair_value(theirs[0], theirs[1], [], self.q_op)
+        if len(theirs) == 1:
+            return _LONE + _VALUE[theirs[0]] - 5.0
+        return _EMPTY
+
+    def _chance(self, s: int, mine: list[int], my_value: float, their_value: float) -> float:
+        """The chance of winning stone ``s`` with ``mine`` on our side (valued ``my_value``)."""
+        theirs = self.theirs[s]
+        if len(mine) == 3:
+            if len(theirs) == 3:
+                ours = _strength(*mine)
+                other = _strength(*theirs)
+                if ours != other:
+                    return 1.0 if ours > other else 0.0
+                # Equal: whoever completed first; if we complete now, they were first.
+                return 1.0 if self.first[s] == self.seat else 0.0
+            if self._safe(mine, theirs):
+                return 1.0
+        elif len(theirs) == 3 and self._hopeless(mine, theirs):
+            return 0.0
+        return _sigmoid((my_value - their_value) / _SCALE)
+
+    def _safe(self, mine: list[int], theirs: list[int]) -> bool:
+        """Our complete side cannot be beaten by any completion of theirs from unseen cards
+        (the cards of our hand cannot reach them either). Ties are ours: we completed first."""
+        return _bot_sim.best_completion(theirs, self.unseen_mask) <= _strength(*mine)
+
+    def _hopeless(self, mine: list[int], theirs: list[int]) -> bool:
+        """Nothing we might still get beats their complete side (they completed first)."""
+        return _bot_sim.best_completion(mine, self.unseen_mask | self.hand_mask) <= _strength(
+            *theirs
+        )
+
+    def weight(self, s: int) -> float:
+        """How much stone ``s`` matters: centre stones and neighbours of owned stones more."""
+        w = 1.0 + 0.1 * _TRIPLES[s]
+        for n in (s - 1, s + 1):
+            if 0 <= n < 9 and self.owners[n] is not None:
+                w += 0.25
+        return w
+
+    # --- scoring plays ----------------------------------------------------------------------
+
+    def score_plays(self, plays: list[engine.Play]) -> dict[engine.Play, float]:
+        """The easy score of every play: weighted change of the stones' win chances, minus what
+        the card was worth to our other waiting sides."""
+        hand = self.hand
+        q = self.q_me
+        open_stones = sorted({p.stone for p in plays})
+        their_values = {s: self._their_value(s) for s in open_stones}
+        weights = {s: self.weight(s) for s in open_stones}
+        chance_now: dict[int, float] = {}
+        # Per stone, the value of our side if a given hand card were played elsewhere.
+        without: dict[int, dict[int, float]] = {}
+        # Per stone with one card of ours, the pair each hand card would make there.
+        lone_partners: dict[int, dict[int, float]] = {}
+        for s in open_stones:
+            mine = self.mine[s]
+            if len(mine) == 2:
+                row = _row(mine[0], mine[1])
+                unseen_desc = sorted((row[c] for c in self.unseen), reverse=True)
+                now = _walk(unseen_desc, max((row[c] for c in hand), default=0), q)
+                without[s] = {
+                    c: _walk(unseen_desc, max((row[h] for h in hand if h != c), default=0), q)
+                    for c in hand
+                }
+            elif len(mine) == 1:
+                partners = self._lone_partners(mine[0], hand)
+                lone_partners[s] = partners
+                alone = _LONE + _VALUE[mine[0]] - 5.0
+                now = max(alone, *partners.values()) if partners else alone
+                without[s] = {
+                    c: max([alone, *(v for b, v in partners.items() if b != c)]) for c in hand
+                }
+            else:
+                now = _EMPTY
+                without[s] = {}
+            chance_now[s] = self._chance(s, mine, now, their_values[s])
+
+        # The cost of giving up a card: what each partial side loses without it.
+        loss: dict[int, dict[int, float]] = {c: {} for c in hand}
+        for s in open_stones:
+            for c, value in without[s].items():
+                after = self._chance(s, self.mine[s], value, their_values[s])
+                loss[c][s] = weights[s] * (chance_now[s] - after)
+        cost = {c: sum(loss[c].values()) for c in hand}
+
+        # A card started on an empty stone: its best pair with the rest of the hand.
+        pair_cache: dict[tuple[int, int], float] = {}
+        lone_start: dict[int, float] = {}
+        for c in hand:
+            best = _LONE + _VALUE[c] - 5.0
+            for b in hand:
+                if b == c:
+                    continue
+                k = (min(b, c), max(b, c))
+                if k not in pair_cache:
+                    rest = [h for h in hand if h != b and h != c]
+                    pair_cache[k] = self._pair_value(b, c, rest, q) * 0.97
+                best = max(best, pair_cache[k])
+            lone_start[c] = best
+
+        scores: dict[engine.Play, float] = {}
+        for play in plays:
+            c = _INDEX[play.card]
+            s = play.stone
+            mine = [*self.mine[s], c]
+            if len(mine) == 3:
+                value = float(_strength(*mine))
+            elif len(mine) == 2:
+                value = lone_partners[s][c] / 0.97
+            else:
+                value = lone_start[c]
+            gain = self._chance(s, mine, value, their_values[s]) - chance_now[s]
+            # The card's loss is counted for the other stones only.
+            elsewhere = cost[c] - loss[c].get(s, 0.0)
+            scores[play] = weights[s] * gain - elsewhere - 0.002 * _VALUE[c]
+        return scores
+
+
+def _claim_or_end(moves: list) -> Any | None:
+    """A claim if there is one (lowest stone first), else ``end``/``pass`` if that is all."""
+    claims = [m for m in moves if isinstance(m, engine.Claim)]
+    if claims:
+        return min(claims, key=lambda m: m.stone)
+    return None
+
+
+def _easy(view: dict[str, Any], moves: list, rng: random.Random) -> Any:
+    plays = [m for m in moves if isinstance(m, engine.Play)]
+    if not plays:
+        return moves[0]
+    scores = _Position.from_view(view).score_plays(plays)
+    best = max(scores.values())
+    top = [m for m in plays if scores[m] >= best - 1e-9]
+    return top[0] if len(top) == 1 else rng.choice(top)
+
+
+def choose(view: dict[str, Any], moves: list, level: str = "easy", rng: Any = None) -> Any:
+    """One of ``moves`` for the seat of ``view`` at ``level`` (``"easy"`` or ``"hard"``)."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}")
+    if not moves:
+        raise ValueError("choose: no legal moves")
+    if rng is None:
+        rng = random.Random(0)
+    claim = _claim_or_end(moves)
+    if claim is not None:
+        return claim
+    if len(moves) == 1:
+        return moves[0]
+    if level == "hard":
+        return _hard(view, moves, rng)
+    return _easy(view, moves, rng)
+
+
+def _hard(
+    view: dict[str, Any],
+    moves: list,
+    rng: random.Random,
+    budget: float | None = None,
+    worlds: int | None = None,
+) -> Any:
+    """Flat Monte-Carlo over sampled deals among the easy level's best plays (module doc)."""
+    plays = [m for m in moves if isinstance(m, engine.Play)]
+    if len(plays) <= 1:
+        return plays[0] if plays else moves[0]
+    start = time.perf_counter()
+    deadline = start + (HARD_BUDGET if budget is None else budget)
+    worlds = HARD_MAX_WORLDS if worlds is None else worlds
+    scores = _Position.from_view(view).score_plays(plays)
+    ranked = sorted(plays, key=lambda m: -scores[m])
+    candidates = ranked[:HARD_CANDIDATES]
+    seat = view["seat"]
+    wins = [0.0] * len(candidates)
+    done = 0
+    work = 0
+    while work < HARD_WORK and done < worlds:
+        if time.perf_counter() > deadline:
+            break
+        base = _bot_sim.Round.from_state(engine.sample_state(view, rng))
+        for i, move in enumerate(candidates):
+            r = base.copy()
+            r.step(seat, _INDEX[move.card], move.stone)
+            value, plies = r.rollout(seat, HARD_DEPTH)
+            wins[i] += value
+            work += plies + 4
+        done += 1
+    # The most wins; among equals the easy level's preference (``candidates`` is in its order).
+    # The search must beat the easy choice by a margin to overrule it: with few playouts a
+    # small difference is mostly noise, and the heuristic is the better guess then.
+    best = max(range(len(candidates)), key=lambda i: (wins[i], -i))
+    if wins[best] - wins[0] < HARD_MARGIN * done:
+        best = 0
+    return candidates[best]

@@ -1,0 +1,258 @@
+"""Schotten Totten's table, from the engine's view for one seat: the nine stones seen from the
+member's side, cards named for people and screen readers, the legal moves placed on the stones
+that take them, why a full stone cannot be claimed yet, and the rounds' results.
+
+Only the ``view`` (and the seat's legal moves) is read. The reasons for stones that the member
+cannot claim come from the view's ``counter_examples`` when it is the member's turn, otherwise
+from the engine's pure helpers applied to the cards on the table, which are public.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from games.schotten_totten import engine
+
+# Colour letter -> (colour name, card name, symbol). The symbol is drawn on every card so that
+# colours can be told apart without seeing them (colour-blind members, greyscale screens).
+COLOURS = {
+    "R": (gettext_noop("red"), gettext_noop("Red %(value)s"), "circle"),
+    "O": (gettext_noop("orange"), gettext_noop("Orange %(value)s"), "square"),
+    "Y": (gettext_noop("yellow"), gettext_noop("Yellow %(value)s"), "triangle"),
+    "G": (gettext_noop("green"), gettext_noop("Green %(value)s"), "cross"),
+    "B": (gettext_noop("blue"), gettext_noop("Blue %(value)s"), "star"),
+    "P": (gettext_noop("purple"), gettext_noop("Purple %(value)s"), "moon"),
+}
+FORMATIONS = {
+    "straight_flush": gettext_noop("Colour run"),
+    "three": gettext_noop("Three of a kind"),
+    "flush": gettext_noop("Colour"),
+    "straight": gettext_noop("Run"),
+    "sum": gettext_noop("Sum"),
+}
+
+
+def card(card_id: str) -> dict:
+    """A card id ("R7") described for the card template and screen readers."""
+    colour, value = card_id[0], int(card_id[1:])
+    name, card_name, symbol = COLOURS[colour]
+    return {
+        "id": card_id,
+        "colour": colour,
+        "value": value,
+        "symbol": symbol,
+        "colour_name": _(name),
+        "name": _(card_name) % {"value": value},
+    }
+
+
+def cards(card_ids) -> list[dict]:
+    return [card(c) for c in card_ids]
+
+
+def legend() -> list[dict]:
+    """Each colour's letter, symbol and name, for the key under the table (no card ids)."""
+    return [
+        {"colour": colour, "symbol": symbol, "colour_name": _(name)}
+        for colour, (name, _card_name, symbol) in COLOURS.items()
+    ]
+
+
+def formation(data: dict | None) -> dict | None:
+    if not data:
+        return None
+    return {"kind": data["kind"], "name": _(FORMATIONS[data["kind"]]), "total": data["total"]}
+
+
+def win_stones(owners: list, won: int) -> tuple[list[int], str]:
+    """The stones that won a round for ``won`` and why (rules, "End of the game"):
+    ``"adjacent"`` (every run of three or more adjacent stones), ``"five"`` or, for the rare
+    automatic end where both sides met a condition, ``"more"`` (all of the winner's stones)."""
+    adjacent: set[int] = set()
+    for i in range(len(owners) - 2):
+        if owners[i] == owners[i + 1] == owners[i + 2] == won:
+            adjacent.update((i, i + 1, i + 2))
+    mine = [i for i, owner in enumerate(owners) if owner == won]
+    if adjacent and not any(
+        owners[i] == owners[i + 1] == owners[i + 2] == 1 - won for i in range(len(owners) - 2)
+    ):
+        return sorted(adjacent), "adjacent"
+    if len(mine) >= 5 and len([o for o in owners if o == 1 - won]) < 5:
+        return mine, "five"
+    return mine, "more"
+
+
+def _reason(stone: dict, me: int, table: list[dict]) -> dict:
+    """Why the member's full side of an unclaimed stone is not theirs yet, for a seat that is
+    not to move (the view gives the counter-examples only to the seat to move)."""
+    mine, theirs = stone["cards"][me], stone["cards"][1 - me]
+    others = [
+        c for s in table for c in (*s["cards"][0], *s["cards"][1]) if s["index"] != stone["index"]
+    ]
+    first = stone["completed_first"] == me
+    if engine.claim_valid(mine, theirs, others, first):
+        return {"state": "later"}
+    if len(theirs) == engine.SIDE_SIZE:
+        return {"state": "blocked", "cards": []}
+    return {"state": "blocked", "cards": engine.counter_example(mine, theirs, others) or []}
+
+
+def _tie_first(stone: dict, me: int) -> str | None:
+    """On a stone where both formations have the same kind and total, the side that completed
+    first (it wins the tie, rules "Formations"): ``"me"`` or ``"opp"``; otherwise ``None``."""
+    a, b = stone["formations"]
+    if a is None or b is None or a != b or stone["completed_first"] is None:
+        return None
+    return "me" if stone["completed_first"] == me else "opp"
+
+
+def _this_round(events: list[dict], over: bool) -> list[dict]:
+    """The recent moves of the round on the table, and the end of the round before it.
+
+    Cards played in an earlier round are back in the new round's deck and hands, so the list
+    stops there (the summary between rounds tells how that round ended)."""
+    ends = [i for i, e in enumerate(events) if e["kind"] == "round_end"]
+    if over and ends and ends[-1] == len(events) - 1:
+        ends = ends[:-1]
+    return events[ends[-1] :] if ends else events
+
+
+def _event(event: dict) -> dict:
+    out = dict(event)
+    if event.get("card"):
+        out["card_info"] = card(event["card"])
+    if "stone" in event:
+        out["number"] = event["stone"] + 1
+    if event.get("stones") is not None:
+        out["numbers"] = ", ".join(str(s + 1) for s in event["stones"])
+    return out
+
+
+def table_context(view: dict, moves: list, seat: int | None) -> dict:
+    """The table's extra context, under one name (``st``) that the template can also compute
+    itself where a page does not call this (the replay)."""
+    return {"st": board(view, moves, seat)}
+
+
+def board(view: dict, moves: list, seat: int | None) -> dict:
+    """Everything the table draws, seen from ``seat`` (a spectator sits where seat 0 does)."""
+    me = 0 if seat is None else seat
+    opp = 1 - me
+    phase = view["phase"]
+    over = phase == engine.OVER
+    plays: dict[int, list[dict]] = {}
+    claims: dict[int, str] = {}
+    end_code = pass_code = None
+    hand_ids = view.get("hand") or []
+    for move in moves:
+        if isinstance(move, engine.Play):
+            plays.setdefault(move.stone, []).append(
+                {"index": hand_ids.index(move.card), "code": move.code, "card": card(move.card)}
+            )
+        elif isinstance(move, engine.Claim):
+            claims[move.stone] = move.code
+        elif isinstance(move, engine.EndTurn):
+            end_code = move.code
+        elif isinstance(move, engine.Pass):
+            pass_code = move.code
+    playable = {p["index"] for ps in plays.values() for p in ps}
+
+    counters = {c["stone"]: c["cards"] for c in view.get("counter_examples", [])}
+    mover = seat is not None and seat in view["to_move"]
+    winning: set[int] = set()
+    win = None
+    if over and view["round_results"]:
+        last = view["round_results"][-1]
+        stones_won, why = win_stones([st["owner"] for st in view["stones"]], last["winner"])
+        winning = set(stones_won)
+        win = {
+            "seat": last["winner"],
+            "match_winner": view["winner"],
+            "stones": [s + 1 for s in stones_won],
+            "numbers": ", ".join(str(s + 1) for s in stones_won),
+            "reason": why,
+            "mine": seat is not None and last["winner"] == seat,
+        }
+
+    stones = []
+    blocked = []
+    for st in view["stones"]:
+        s = st["index"]
+        owner = st["owner"]
+        mine_full = len(st["cards"][me]) == engine.SIDE_SIZE
+        reason = None
+        if seat is not None and owner is None and mine_full and not over:
+            if s in claims:
+                reason = {"state": "claimable"}
+            elif mover and s in counters:
+                reason = {"state": "blocked", "cards": counters[s]}
+            elif mover:
+                reason = {"state": "later"}
+            else:
+                reason = _reason(st, me, view["stones"])
+            if reason["state"] == "blocked":
+                reason["card_info"] = cards(reason["cards"])
+                reason["text"] = " ".join(reason["cards"])
+                blocked.append({"number": s + 1, **reason})
+        stones.append(
+            {
+                "index": s,
+                "number": s + 1,
+                "owner": owner,
+                "side": None if owner is None else ("me" if owner == me else "opp"),
+                "opp_cards": cards(st["cards"][opp]),
+                "my_cards": cards(st["cards"][me]),
+                "opp_formation": formation(st["formations"][opp]),
+                "my_formation": formation(st["formations"][me]),
+                "tie_first": _tie_first(st, me),
+                "plays": plays.get(s, []),
+                "claim": claims.get(s),
+                "reason": reason,
+                "winning": s in winning,
+            }
+        )
+
+    results = [_round_result(r, me) for r in view["round_results"]]
+    my_cards_down = sum(len(st["cards"][me]) for st in view["stones"])
+    all_down = sum(len(st["cards"][0]) + len(st["cards"][1]) for st in view["stones"])
+    fresh = my_cards_down == 0 if seat is not None else all_down <= 1
+    return {
+        "me": me,
+        "opp": opp,
+        "stones": stones,
+        "hand": [
+            {"index": i, "card": card(c), "playable": i in playable} for i, c in enumerate(hand_ids)
+        ],
+        "can_play": bool(plays),
+        "claims": bool(claims),
+        "end": end_code,
+        "pass": pass_code,
+        "blocked": blocked,
+        "my_turn": bool(moves),
+        "before_play": view["options"]["claim_timing"] == engine.BEFORE_PLAY,
+        "win": win,
+        "rounds": results,
+        "summary": results[-1] if results and not over and fresh else None,
+        "events": [_event(e) for e in reversed(_this_round(view["last_moves"], over))],
+        "legend": legend(),
+    }
+
+
+def _round_result(result: dict, me: int) -> dict:
+    stones, why = win_stones(result["owners"], result["winner"])
+    return {
+        **result,
+        "win_stones": [s + 1 for s in stones],
+        "numbers": ", ".join(str(s + 1) for s in stones),
+        "reason": why,
+        "owner_row": [
+            {
+                "number": i + 1,
+                "owner": o,
+                "side": None if o is None else ("me" if o == me else "opp"),
+                "winning": i in stones,
+            }
+            for i, o in enumerate(result["owners"])
+        ],
+    }

@@ -1,0 +1,672 @@
+"""Scout bots: ``easy`` (a hand-shape heuristic) and ``hard`` (flat Monte-Carlo over sampled deals).
+
+Both read only what their seat's ``view`` shows and answer with one of the ``moves`` they were
+given (``choose``). Cards are handled as the engine's ints, ``up << 4 | down`` (the engine's
+docstring documents that encoding), so the same policy code serves the real decision and the
+thousands of simulated ones the hard bot makes.
+
+What a good Scout hand looks like. Cards in hand are a debt (-1 each at the end of the round,
+unless you end it) and every show sheds one *window* of adjacent cards, so a hand is worth what
+its windows are worth: long runs and groups shed many cards in one turn and beat almost anything,
+while an isolated card needs a turn of its own and is easily beaten. :func:`hand_value` scores a
+hand by its best cut into sets (a short dynamic programme over the hand order).
+
+``easy`` (a few hundred microseconds a move, no search):
+
+- keep or rotate: the orientation whose :func:`hand_value` is higher;
+- show: taking the active set is worth its cards, emptying the hand ends the round in our favour
+  (we are exempt, the others pay for their hands); among the rest, prefer shedding more cards
+  and windows that are whole runs/groups, so a show never cuts a set in two when it can help
+  it, and a show whose removal brings two linked cards together earns a little;
+- scout: the end and side of the card that extends a run or group of the hand the most, inserted
+  where it joins it (never between two cards that already form a pair); a card that joins
+  nothing goes to an end of the hand, where it breaks nothing;
+- scout & show (3-5 players) only when it wins a big set (its cost is the chip and a token for
+  the owner), or when nothing else can be shown; with 2 players a paid scout is only made when a
+  show that beats what is left follows it, otherwise the bot passes;
+- with 3-5 players, a plain scout by the seat just before the owner ends the round with our hand
+  counted, so it is scored as that loss.
+
+``hard``: flat Monte-Carlo, determinized. The candidate moves are easy's best few (plus the best
+of each kind so that a show, a scout, a scout & show and the pass are all weighed). For each
+sample, the hidden cards are dealt at random with :func:`engine.sample_state` (the seat's view
+only), every candidate is applied to that same deal and the round is played to its end with
+the easy policy for every seat; a candidate scores its seat's round points minus the mean of
+the others'. Using the same deal for all candidates (common random numbers) makes their
+comparison much less noisy than their absolute values. The number of playouts is fixed
+(``HARD_PLAYOUTS``), so a given rng always gives the same move; a wall-clock deadline
+(``HARD_TIME_LIMIT``) is a safety net for a slow machine, checked after each sample.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from games.scout import engine
+from games.scout.engine import KEEP, PASS, ROTATE, Decide, Pass, Scout, ScoutShow, Show
+
+LEVELS = ("easy", "hard")
+
+# Hard: playouts per decision (spread over the candidates) and a safety deadline in seconds.
+HARD_PLAYOUTS = 160
+HARD_TIME_LIMIT = 0.15
+HARD_CANDIDATES = 6
+HARD_Z = 1.0
+RACE_AFTER = 4
+PRIOR_SPREAD = 9.0  # points squared
+WIN_WEIGHT = 4.0
+SHAPED_DEALS = False
+
+# Easy's weights, in rough "points" (a card taken or a token is one point).
+W_TAKE = 1.0  # per card of the active set taken
+W_SHED = 0.4  # per card shed from the hand
+W_BREAK = 0.8  # per side of a show / insertion that separates two linked cards
+W_JOIN = 0.5  # a show whose removal puts two linked cards next to each other
+W_LINK = 0.9  # per card of the hand a scouted card joins in a set
+W_HIGH = 0.03  # per pip of a lone card: a high single is beaten less often
+SCOUT_COST = 0.8  # 3-5 players: the owner's token, and one more card to shed
+TOKEN_COST = 1.0  # 2 players: the token paid
+CHIP_COST = 1.0  # the scout & show chip is used once a round: keep it for a big set
+END_BONUS = 3.0  # emptying the hand: exempt from the count, and the others pay theirs
+
+
+# --------------------------------------------------------------------------------------------
+# Hand shape
+# --------------------------------------------------------------------------------------------
+
+
+def _card(text: str) -> int:
+    up, down = text.split("/")
+    return int(up) << 4 | int(down)
+
+
+def _flip(card: int) -> int:
+    return (card & 15) << 4 | card >> 4
+
+
+def _strength(vals: Sequence[int]) -> int:
+    """The engine's ordering of sets as one int (0: no set shown, -1: not a set)."""
+    n = len(vals)
+    if n == 0:
+        return 0
+    first = vals[0]
+    if n == 1:
+        return 1000 + first
+    step = vals[1] - first
+    if step not in (-1, 0, 1):
+        return -1
+    for i in range(2, n):
+        if vals[i] - vals[i - 1] != step:
+            return -1
+    if step == 0:
+        return n * 1000 + 100 + first
+    return n * 1000 + min(first, vals[-1])
+
+
+def _piece(length: int, low: int, group: bool) -> float:
+    """What one set of the cut is worth: a turn to shed it, less the more it sheds and beats."""
+    if length == 1:
+        return -1.0 + 0.03 * low
+    return -1.0 + 0.45 * (length - 1) + (0.1 if group else 0.0) + 0.02 * low
+
+
+def hand_value(vals: Sequence[int]) -> float:
+    """A hand's shape: the best cut of its values, in hand order, into sets (see ``_piece``).
+
+    ``best[j]`` is the value of the first ``j`` cards; the last piece ends at ``j - 1`` and is
+    a single, or a window of the matching / rising / falling stretch that ends there. A hand of
+    isolated cards scores about -1 a card, long runs and groups much better.
+    """
+    n = len(vals)
+    best = [0.0] * (n + 1)
+    same = rise = fall = 0
+    for j in range(n):
+        v = vals[j]
+        step = v - vals[j - 1] if j else 9
+        same = same + 1 if step == 0 else 1
+        rise = rise + 1 if step == 1 else 1
+        fall = fall + 1 if step == -1 else 1
+        top = best[j] + _piece(1, v, False)
+        for length in range(2, same + 1):
+            top = max(top, best[j + 1 - length] + _piece(length, v, True))
+        for length in range(2, rise + 1):
+            top = max(top, best[j + 1 - length] + _piece(length, v - length + 1, False))
+        for length in range(2, fall + 1):
+            top = max(top, best[j + 1 - length] + _piece(length, v, False))
+        best[j + 1] = top
+    return best[n]
+
+
+def _stretches(vals: Sequence[int]) -> tuple[list[int], ...]:
+    """Lengths of the matching / rising / falling stretches starting and ending at each card."""
+    n = len(vals)
+    same, rise, fall = [1] * n, [1] * n, [1] * n
+    same_end, rise_end, fall_end = [1] * n, [1] * n, [1] * n
+    for i in range(n - 2, -1, -1):
+        step = vals[i + 1] - vals[i]
+        if step == 0:
+            same[i] = same[i + 1] + 1
+        elif step == 1:
+            rise[i] = rise[i + 1] + 1
+        elif step == -1:
+            fall[i] = fall[i + 1] + 1
+    for i in range(1, n):
+        step = vals[i] - vals[i - 1]
+        if step == 0:
+            same_end[i] = same_end[i - 1] + 1
+        elif step == 1:
+            rise_end[i] = rise_end[i - 1] + 1
+        elif step == -1:
+            fall_end[i] = fall_end[i - 1] + 1
+    return same, rise, fall, same_end, rise_end, fall_end
+
+
+def _windows(vals: Sequence[int], floor: int) -> list[tuple[int, int, int, float]]:
+    """Every window of ``vals`` that beats ``floor``: ``(strength, start, length, score)``.
+
+    ``score`` is easy's value of showing it, before any card taken (see the module
+    docstring): cards shed, sets cut or joined, a lone card's height.
+    """
+    n = len(vals)
+    out = []
+    append = out.append
+    for s in range(n):
+        v = vals[s]
+        left = vals[s - 1] if s else -9
+        linked_left = -1 <= left - v <= 1
+        e = s
+        step = 9
+        while True:
+            length = e - s + 1
+            w = vals[e]
+            if length == 1:
+                strength = 1000 + v
+            elif step == 0:
+                strength = length * 1000 + 100 + v
+            else:
+                strength = length * 1000 + (v if v < w else w)
+            if strength > floor:
+                if length == n:
+                    score = END_BONUS
+                else:
+                    right = vals[e + 1] if e + 1 < n else -9
+                    score = W_SHED * length
+                    if linked_left:
+                        score -= W_BREAK
+                    if -1 <= right - w <= 1:
+                        score -= W_BREAK
+                    if -1 <= left - right <= 1:
+                        score += W_JOIN
+                    if length == 1:
+                        score += W_HIGH * v
+                append((strength, s, length, score))
+            if e + 1 >= n:
+                break
+            d = vals[e + 1] - w
+            if length == 1:
+                if d not in (-1, 0, 1):
+                    break
+                step = d
+            elif d != step:
+                break
+            e += 1
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The easy policy, on plain data (a view or a simulated state)
+# --------------------------------------------------------------------------------------------
+
+
+def _decide_options(hand: Sequence[int]) -> list[tuple[float, tuple]]:
+    keep = hand_value([c >> 4 for c in hand])
+    turned = hand_value([c & 15 for c in reversed(hand)])
+    return [(keep, ("k",)), (turned, ("r",))]
+
+
+def _play_options(
+    hand: Sequence[int],
+    active: Sequence[int],
+    players: int,
+    seat: int,
+    owner: int | None,
+    tokens: int,
+    chip_free: bool,
+) -> list[tuple[float, tuple]]:
+    """Easy's scored candidates as ``(score, spec)``, every one legal (see the module docstring).
+
+    A spec is a plain tuple (``_move`` builds the move): building hundreds of move objects per
+    decision would cost more than scoring them, and the hard bot makes thousands of decisions
+    per move. Not every legal move is listed: scouts only go where they join a set or to the
+    right end of the hand, and scout & shows only show a set through the scouted card or the
+    best set already in hand.
+    """
+    vals = [c >> 4 for c in hand]
+    n = len(vals)
+    two = players == 2
+    took = len(active)
+    target = _strength([c >> 4 for c in active])
+    scout_show = chip_free and not two and took > 0
+    # Windows that beat the active set, or (scout & show) what may be left of it.
+    windows = _windows(vals, (took - 1) * 1000 if scout_show else target)
+    options: list[tuple[float, tuple]] = [
+        (score + W_TAKE * took, ("s", s, length))
+        for strength, s, length, score in windows
+        if strength > target
+    ]
+    if not took:
+        return options
+    if two:
+        # A pass ends the round with our hand counted; the owner is exempt.
+        options.append((-float(n), ("p",)))
+        if tokens < 1:
+            return options
+    same, rise, fall, same_end, rise_end, fall_end = _stretches(vals)
+    where: dict[int, list[int]] = {}  # value -> its positions in the hand
+    for k, v in enumerate(vals):
+        where.setdefault(v, []).append(k)
+    ends_round = not two and took > 1 and (seat + 1) % players == owner
+    lone_cost = SCOUT_COST + 0.5  # a card that joins nothing is one more to shed
+    for e in (0,) if took == 1 else (0, 1):
+        card = active[-1] if e else active[0]
+        rest = active[:-1] if e else active[1:]
+        rest_target = _strength([c >> 4 for c in rest])
+        rest_took = took - 1
+        end = "R" if e else "L"
+        # The best window already in hand that beats what the scout leaves.
+        follow = None
+        for strength, s, length, score in windows:
+            if strength > rest_target and (follow is None or score > follow[0]):
+                follow = (score, s, length)
+        for turn in (False, True):
+            x = (_flip(card) if turn else card) >> 4
+            near = set()
+            for v in (x - 1, x, x + 1):
+                for k in where.get(v, ()):
+                    near.add(k)
+                    near.add(k + 1)
+            for p in sorted(near):
+                left = vals[p - 1] if p else -9
+                right = vals[p] if p < n else -9
+                # The longest set through x inserted at p: (strength, cards left, cards right).
+                best = None
+                a = same_end[p - 1] if left == x else 0
+                b = same[p] if right == x else 0
+                if a or b:
+                    best = ((a + b + 1) * 1000 + 100 + x, a, b)
+                a = rise_end[p - 1] if left == x - 1 else 0
+                b = rise[p] if right == x + 1 else 0
+                if (a or b) and (best is None or (a + b + 1) * 1000 + x - a > best[0]):
+                    best = ((a + b + 1) * 1000 + x - a, a, b)
+                a = fall_end[p - 1] if left == x + 1 else 0
+                b = fall[p] if right == x - 1 else 0
+                if (a or b) and (best is None or (a + b + 1) * 1000 + x - b > best[0]):
+                    best = ((a + b + 1) * 1000 + x - b, a, b)
+                if best is None:
+                    continue
+                strength, a, b = best
+                joined = a + b
+                broken = 0 < p < n and -1 <= left - right <= 1 and not left == right == x
+                penalty = W_BREAK if broken else 0.0
+                beats_rest = strength > rest_target
+                if beats_rest:
+                    show = W_TAKE * rest_took + W_SHED * joined - penalty
+                    if joined == n:
+                        show += END_BONUS
+                if two:
+                    # A paid scout keeps the turn: worth it for the show it allows.
+                    if beats_rest:
+                        options.append((show - TOKEN_COST, ("c", end, turn, p)))
+                    continue
+                if ends_round:
+                    options.append((-float(n + 1), ("c", end, turn, p)))
+                else:
+                    shape = W_LINK * joined - penalty - SCOUT_COST
+                    options.append((shape, ("c", end, turn, p)))
+                if scout_show and beats_rest:
+                    # Half the shape of the set built, as that set is cashed at once.
+                    score = show + 0.5 * W_LINK * joined - SCOUT_COST - CHIP_COST
+                    options.append((score, ("x", end, turn, p, p - a, joined + 1)))
+            lone = W_HIGH * x
+            if not two:
+                score = -float(n + 1) if ends_round else lone - lone_cost
+                options.append((score, ("c", end, turn, n)))
+            if follow is not None and (two or scout_show):
+                # Scout x to an end the window does not touch, then show the window.
+                score, s, length = follow
+                score += W_TAKE * rest_took + lone - 0.5
+                if two:
+                    options.append(
+                        (score - TOKEN_COST, ("c", end, turn, n if s + length < n else 0))
+                    )
+                elif s + length < n:
+                    options.append((score - SCOUT_COST - CHIP_COST, ("x", end, turn, n, s, length)))
+                else:
+                    options.append(
+                        (score - SCOUT_COST - CHIP_COST, ("x", end, turn, 0, s + 1, length))
+                    )
+            if scout_show and 1000 + x > rest_target:
+                # The scouted card shown alone.
+                options.append(
+                    (W_TAKE * rest_took - SCOUT_COST - CHIP_COST, ("x", end, turn, 0, 0, 1))
+                )
+    return options
+
+
+_MOVES: dict[tuple, Any] = {("p",): PASS, ("k",): KEEP, ("r",): ROTATE}
+
+
+def _move(spec: tuple) -> Any:
+    """The engine's move for a spec (cached: moves are values)."""
+    move = _MOVES.get(spec)
+    if move is None:
+        kind = spec[0]
+        if kind == "s":
+            move = Show(spec[1], spec[2])
+        elif kind == "c":
+            move = Scout(spec[1], spec[2], spec[3])
+        else:
+            move = ScoutShow(*spec[1:])
+        _MOVES[spec] = move
+    return move
+
+
+def _state_options(state: engine.State, seat: int) -> list[tuple[float, tuple]]:
+    if state.phase == engine.DECIDE:
+        return _decide_options(state.hands[seat])
+    return _play_options(
+        state.hands[seat],
+        state.active,
+        state.players,
+        seat,
+        state.owner,
+        state.tokens[seat],
+        not state.chips[seat],
+    )
+
+
+def _view_options(view: dict[str, Any]) -> list[tuple[float, tuple]]:
+    hand = [_card(c) for c in view["hand"]]
+    if view["phase"] == engine.DECIDE:
+        return _decide_options(hand)
+    seat = view["seat"]
+    me = view["seats"][seat]
+    return _play_options(
+        hand,
+        [_card(c) for c in view["active"]],
+        view["player_count"],
+        seat,
+        view["active_owner"],
+        me["tokens"],
+        view["player_count"] > 2 and not me["chip_spent"],
+    )
+
+
+def _best(options: list[tuple[float, tuple]]) -> tuple:
+    """The spec with the highest score; the first listed on a tie (so it is deterministic)."""
+    top = options[0]
+    for option in options:
+        if option[0] > top[0]:
+            top = option
+    return top[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Playouts and the two levels
+# --------------------------------------------------------------------------------------------
+
+
+def _policy(state: engine.State, seat: int, cache: dict) -> Any:
+    """Easy's move in a simulated state, remembered for the rest of the search.
+
+    The key holds everything easy's choice depends on; the same position comes back in many
+    playouts (our own hand, mostly), so this saves a good share of the search's time.
+    """
+    if state.phase == engine.DECIDE:
+        key: tuple = (state.hands[seat],)
+    else:
+        owner = state.owner
+        key = (
+            state.hands[seat],
+            state.active,
+            state.players,
+            owner is not None and (seat + 1) % state.players == owner,
+            state.players == 2 and state.tokens[seat] > 0,
+            state.chips[seat],
+        )
+    move = cache.get(key)
+    if move is None:
+        move = cache[key] = _move(_best(_state_options(state, seat)))
+    return move
+
+
+def _playout(state: engine.State, seat: int, cache: dict) -> float:
+    """Play the round out with the easy policy and score it for ``seat``.
+
+    The score is the round's points minus the mean of the others' (what a round is worth);
+    in the last round it is the game that counts, so a win (ties shared) weighs ``WIN_WEIGHT``
+    on top: ahead, the search then prefers the safe lines.
+    """
+    rnd = state.round
+    apply = engine.apply
+    while state.phase != engine.OVER and state.round == rnd:
+        if state.phase == engine.DECIDE:
+            for who in engine.to_move(state):
+                state = apply(state, who, _policy(state, who, cache))
+            continue
+        who = state.turn
+        state = apply(state, who, _policy(state, who, cache))
+    points = state.round_scores[rnd - 1]
+    others = [p for i, p in enumerate(points) if i != seat]
+    value = points[seat] - sum(others) / len(others)
+    if state.phase == engine.OVER and WIN_WEIGHT:
+        scores = state.scores
+        top = max(scores)
+        if scores[seat] == top:
+            value += WIN_WEIGHT / scores.count(top)
+    return value
+
+
+def _known(view: dict[str, Any]) -> list[tuple[int, str]]:
+    """``(seat, card id)`` of the cards another seat scouted this round and has not shown since.
+
+    The recent moves name every scouted card; one that is not on view now (own hand, active
+    set, taken cards) is still in that seat's hand. Only the recent moves are listed, so older
+    scouts are simply not known.
+    """
+    seen = {_cid(c) for c in (*view["hand"], *view["active"], *view["taken_cards"])}
+    where: dict[str, int] = {}
+    for entry in view["last_moves"]:
+        if entry["round"] != view["round"] or entry["scouted"] is None:
+            continue
+        cid = _cid(entry["scouted"])
+        if entry["seat"] != view["seat"] and cid not in seen:
+            where[cid] = entry["seat"]
+    return [(seat, cid) for cid, seat in where.items()]
+
+
+def _cid(text: str) -> str:
+    a, b = sorted(int(v) for v in text.split("/"))
+    return f"{a}-{b}"
+
+
+def _card_id(card: int) -> str:
+    a, b = sorted((card >> 4, card & 15))
+    return f"{a}-{b}"
+
+
+def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
+    """A deal consistent with the view (``engine.sample_state``), with known scouts in place.
+
+    ``sample_state`` deals every unseen card at random; a card we saw another seat scout is
+    swapped into that seat's hand (way up still random: it may have been turned).
+    """
+    deal = engine.sample_state(view, rng)
+    known = _known(view)
+    hands = [list(h) for h in deal.hands]
+    if SHAPED_DEALS and deal.phase == engine.PLAY:
+        # Every seat chose the better way up for its hand, as easy does: a random hand is
+        # shaped worse than the hands we play against, so turn it if that shapes it better.
+        for i, hand in enumerate(hands):
+            if i != view["seat"] and hand_value([c & 15 for c in reversed(hand)]) > hand_value(
+                [c >> 4 for c in hand]
+            ):
+                hands[i] = [_flip(c) for c in reversed(hand)]
+    if not known:
+        return dataclasses.replace(deal, hands=tuple(tuple(h) for h in hands))
+    deck = list(deal.deck)
+    aside = list(deal.set_aside)
+    owner_of = dict((cid, seat) for seat, cid in known)
+    # A swap may push out a card pinned to another seat; a few passes put everything right.
+    for _ in range(3):
+        done = True
+        for seat, cid in known:
+            hand = hands[seat]
+            if any(_card_id(c) == cid for c in hand):
+                continue
+            done = False
+            free = [j for j, c in enumerate(hand) if _card_id(c) not in owner_of]
+            if not free:
+                free = [j for j, c in enumerate(hand) if owner_of.get(_card_id(c)) != seat]
+            if not free:
+                continue
+            j = free[rng.randrange(len(free))]
+            for zone in (*hands, deck, aside):
+                k = next((k for k, c in enumerate(zone) if _card_id(c) == cid), None)
+                if k is not None:
+                    zone[k], hand[j] = hand[j], zone[k]
+                    break
+        if done:
+            break
+    return dataclasses.replace(
+        deal, hands=tuple(tuple(h) for h in hands), deck=tuple(deck), set_aside=tuple(aside)
+    )
+
+
+def _legal_options(view: dict[str, Any], moves: list[Any]) -> list[tuple[float, Any]]:
+    """Easy's scored candidates as moves, checked against the legal ones."""
+    legal = set(moves)
+    options = []
+    for score, spec in _view_options(view):
+        move = _move(spec)
+        if move in legal:
+            options.append((score, move))
+    return options
+
+
+def _easy(view: dict[str, Any], moves: list[Any]) -> Any:
+    options = _legal_options(view, moves)
+    if not options:  # cannot happen with the engine's moves; never answer an illegal move
+        return moves[0]
+    return _best(options)
+
+
+def _candidates(options: list[tuple[float, Any]]) -> list[Any]:
+    """Easy's best few, plus the best of every kind of move, each once."""
+    # Stable sort: on a tie the first listed stays first, as in ``_best``.
+    ranked = [move for _, move in sorted(options, key=lambda o: -o[0])]
+    chosen: list[Any] = []
+    for move in ranked[:HARD_CANDIDATES]:
+        if move not in chosen:
+            chosen.append(move)
+    for kind in (Show, Scout, ScoutShow, Pass, Decide):
+        for move in ranked:
+            if isinstance(move, kind):
+                if move not in chosen:
+                    chosen.append(move)
+                break
+    return chosen
+
+
+def _hard(
+    view: dict[str, Any],
+    moves: list[Any],
+    rng: random.Random,
+    playouts: int,
+    time_limit: float | None,
+) -> Any:
+    candidates = _candidates(_legal_options(view, moves))
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else moves[0]
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    seat = view["seat"]
+    # Paired differences against easy's choice (candidate 0), deal by deal: one deal for
+    # every candidate, as their difference is what matters, not their level.
+    k = len(candidates)
+    sums = [0.0] * k
+    squares = [0.0] * k
+    counts = [0] * k
+    alive = list(range(1, k))
+    spent = 0
+    cache: dict = {}
+    while alive and spent < playouts:
+        deal = _sample(view, rng)
+        base = _playout(engine.apply(deal, seat, candidates[0]), seat, cache)
+        spent += 1 + len(alive)
+        for i in alive:
+            d = _playout(engine.apply(deal, seat, candidates[i]), seat, cache) - base
+            sums[i] += d
+            squares[i] += d * d
+            counts[i] += 1
+        # Race: drop a candidate once it is clearly worse than easy's choice, so the
+        # playouts go to the ones that may be better.
+        if counts[alive[0]] >= RACE_AFTER:
+            alive = [i for i in alive if _mean_and_error(sums[i], squares[i], counts[i]) > -2.0]
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    # Leave easy's choice only for a candidate that beats it clearly (mean above Z standard
+    # errors): with a few dozen noisy playouts, the plain best mean is often a lucky one.
+    best, best_mean = 0, 0.0
+    for i in range(1, k):
+        if counts[i] >= RACE_AFTER and _mean_and_error(sums[i], squares[i], counts[i]) > HARD_Z:
+            mean = sums[i] / counts[i]
+            if mean > best_mean:
+                best, best_mean = i, mean
+    return candidates[best]
+
+
+def _mean_and_error(total: float, squares: float, count: int) -> float:
+    """The mean of ``count`` paired differences in standard errors (a t statistic).
+
+    The spread is shrunk towards ``PRIOR_SPREAD`` (the typical spread of a difference between
+    two moves' playouts, as if seen in two more deals): with the handful of deals a loaded
+    machine allows, a spread measured on three deals can be tiny by chance, and a move would
+    look clearly better on luck alone.
+    """
+    mean = total / count
+    spread = (max(squares - count * mean * mean, 0.0) + 2 * PRIOR_SPREAD) / (count + 2)
+    return mean / (spread / count) ** 0.5
+
+
+def choose(
+    view: dict[str, Any],
+    moves: list[Any],
+    level: str = "easy",
+    rng: random.Random | None = None,
+    *,
+    playouts: int | None = None,
+    time_limit: float | None = -1.0,
+) -> Any:
+    """One of ``moves`` for the seat whose ``view`` this is.
+
+    ``playouts`` and ``time_limit`` tune the hard level (defaults ``HARD_PLAYOUTS`` and
+    ``HARD_TIME_LIMIT``; ``time_limit=None`` drops the deadline, which makes the move depend on
+    the rng alone even on a loaded machine).
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}")
+    if not moves:
+        raise ValueError("no legal move to choose from")
+    if len(moves) == 1:
+        return moves[0]
+    if level == "easy":
+        return _easy(view, moves)
+    if rng is None:
+        rng = random.Random(0)
+    if time_limit == -1.0:
+        time_limit = HARD_TIME_LIMIT
+    return _hard(view, moves, rng, playouts or HARD_PLAYOUTS, time_limit)

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from django import template
+
+from games.escoba import present as escoba_present
+
+register = template.Library()
+
+
+@register.filter
+def escoba_card(card):
+    """A card id or an already described card, described for the Escoba card template."""
+    return card if isinstance(card, dict) else escoba_present.card(card)
+
+
+@register.filter
+def seat_name(seats, index):
+    """The display name of the seat with that index (``seats`` is the match's seat list)."""
+    for seat in seats:
+        if seat.index == index:
+            return seat.display_name
+    return ""
+
+
+@register.filter
+def index(sequence, position):
+    """``sequence[position]`` in a template (e.g. a seat's hand size)."""
+    try:
+        return sequence[int(position)]
+    except (IndexError, TypeError, ValueError, KeyError):
+        return ""
+
+
+@register.filter
+def times(count):
+    """``range(count)``, to draw one card back per card in an opponent's hand."""
+    try:
+        return range(int(count))
+    except (TypeError, ValueError):
+        return range(0)
+
+
+@register.filter
+def sum_values(cards):
+    return sum(card["value"] for card in cards)

@@ -1,0 +1,31 @@
+"""Shared steps for the browser tests: logging in and playing through the real pages."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.conftest import PASSWORD
+
+
+def log_in(page: Page, base_url: str, username: str) -> None:
+    page.goto(base_url + "/accounts/login/")
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill(PASSWORD)
+    page.locator("main button[type=submit]").click()
+    page.wait_for_url(base_url + "/")
+
+
+def table_version(page: Page) -> str:
+    return page.locator("#table").get_attribute("data-version")
+
+
+def wait_for_new_version(page: Page, old: str, timeout: float = 15000) -> None:
+    expect(page.locator(f'#table:not([data-version="{old}"])')).to_have_count(1, timeout=timeout)
+
+
+def is_my_turn(page: Page) -> bool:
+    return page.locator("#table .turn-line .badge.turn").count() > 0
+
+
+def match_is_over(page: Page) -> bool:
+    return page.locator("#table .result").count() > 0

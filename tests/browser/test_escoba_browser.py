@@ -1,0 +1,74 @@
+"""Two members in two browsers play a whole Escoba match to the end, through the real pages."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from games.models import Match, RuleVariant
+
+from .helpers import is_my_turn, log_in, table_version, wait_for_new_version
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def play_escoba_turn(page: Page) -> None:
+    """Pick hand cards until one offers a move, then take the first capture or lay it down."""
+    old = table_version(page)
+    labels = page.locator("#table .pick-label")
+    for i in range(labels.count()):
+        labels.nth(i).click()
+        buttons = page.locator("#table .choice:visible button[type=submit]")
+        if buttons.count():
+            buttons.first.click()
+            wait_for_new_version(page, old)
+            return
+    raise AssertionError("no card in hand offered a move")
+
+
+@pytest.fixture
+def short_escoba(db):
+    # A game to 1 point ends after one or two hands, so the whole match fits in a test.
+    return RuleVariant.objects.create(
+        game="escoba", slug="corta", name_es="Corta", name_en="Short", options={"target": 1}
+    )
+
+
+def test_two_members_play_a_whole_escoba_match_in_two_browsers(
+    live_server, browser, alice, bob, short_escoba
+):
+    pages = {}
+    for user in (alice, bob):
+        context = browser.new_context(locale="es-ES")
+        pages[user.username] = context.new_page()
+        log_in(pages[user.username], live_server.url, user.username)
+    alice_page, bob_page = pages["alice"], pages["bob"]
+
+    alice_page.goto(live_server.url + "/play/new/escoba/")
+    alice_page.get_by_label("Corta").check()
+    alice_page.locator("#id_players").select_option("2")
+    alice_page.locator("#id_seat_1").select_option("open")
+    alice_page.locator("#table-form button[type=submit]").last.click()
+    invite = alice_page.locator("#invite-link").input_value()
+
+    bob_page.goto(invite)
+    bob_page.locator("#table form button[type=submit]").click()
+    match = Match.objects.get()
+    expect(bob_page.locator("#table .escoba")).to_be_visible()
+    # Alice's page learns that the match started by polling, without a reload.
+    expect(alice_page.locator("#table .escoba")).to_be_visible(timeout=10000)
+
+    by_seat = {seat.index: pages[seat.user.username] for seat in match.seats.all()}
+    for _ in range(300):
+        match.refresh_from_db()
+        if match.status != Match.Status.PLAYING:
+            break
+        page = by_seat[match.seats.get(to_move=True).index]
+        if not is_my_turn(page):
+            page.reload()
+        play_escoba_turn(page)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    alice_page.reload()
+    expect(alice_page.locator("#table .result")).to_be_visible()
+    assert match.moves.count() == match.moves_played > 0

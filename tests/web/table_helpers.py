@@ -1,0 +1,48 @@
+"""Helpers for driving matches through the web client in tests."""
+
+from __future__ import annotations
+
+import re
+
+from django.urls import reverse
+
+from games import actions
+from games.models import Match, RuleVariant
+
+
+def variant(game: str, slug: str = "standard") -> RuleVariant:
+    return RuleVariant.objects.get(game=game, slug=slug)
+
+
+def start_match(game: str, users, slug: str = "standard", fillers=None) -> Match:
+    """A started match with ``users`` in seats 0.. and, optionally, bots after them."""
+    fillers = list(fillers or [])
+    players = len(users) + len(fillers)
+    match = actions.create_match(
+        users[0], variant(game, slug), players, ["open"] * (len(users) - 1) + fillers
+    )
+    for user in users[1:]:
+        actions.join_match(match.pk, user)
+    match.refresh_from_db()
+    return match
+
+
+def engine_state(match: Match):
+    match.refresh_from_db()
+    return match.engine.load(match.state)
+
+
+def post_move(client, match: Match, code: str, version: int | None = None, htmx: bool = True):
+    data = {"code": code, "v": match.version if version is None else version}
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    return client.post(reverse("games:move", args=[match.pk]), data, **headers)
+
+
+def hidden_cards_in(html: str, cards) -> list[str]:
+    """The card ids of ``cards`` that appear in the page as a token (a move code, an id, a
+    label built from the id)."""
+    found = []
+    for card in cards:
+        if re.search(rf"(?<![\w/-]){re.escape(card)}(?![\w/])", html):
+            found.append(card)
+    return found

@@ -1,0 +1,341 @@
+"""The table machinery, played through the web client on Escoba."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.urls import reverse
+
+from games import actions
+from games.escoba import present
+from games.models import Match, MoveRecord, RuleVariant
+
+from .table_helpers import engine_state, hidden_cards_in, post_move, start_match, variant
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def match(alice, bob):
+    return start_match("escoba", [alice, bob])
+
+
+def seat_to_move(match):
+    state = engine_state(match)
+    return match.engine.to_move(state)[0], state
+
+
+def test_opening_a_table_with_an_open_seat_waits_for_a_second_member(alice_client, alice):
+    response = alice_client.post(
+        reverse("games:new_table", args=["escoba"]),
+        {"variant": variant("escoba").pk, "players": 2, "seat_1": "open"},
+    )
+    match = Match.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == match.get_absolute_url()
+    assert match.status == Match.Status.OPEN
+    assert match.seats.get(index=0).user == alice
+    assert match.state is None
+
+
+def test_the_new_table_form_offers_a_seat_field_per_extra_player(alice_client):
+    page = alice_client.get(reverse("games:new_table", args=["escoba"]), {"players": 4})
+    assert page.status_code == 200
+    form = page.context["form"]
+    assert [f.name for f in form.seat_fields()] == ["seat_1", "seat_2", "seat_3"]
+    partial = alice_client.get(
+        reverse("games:new_table", args=["escoba"]), {"players": 3}, HTTP_HX_REQUEST="true"
+    )
+    assert b'id="table-form"' in partial.content
+    assert b"<html" not in partial.content
+
+
+def test_house_rules_for_pairs_refuse_two_players_with_a_message(alice_client):
+    response = alice_client.post(
+        reverse("games:new_table", args=["escoba"]),
+        {"variant": variant("escoba", "por-parejas").pk, "players": 2, "seat_1": "open"},
+    )
+    assert response.status_code == 200
+    assert response.context["form"].non_field_errors()
+    assert not Match.objects.exists()
+
+
+def test_an_unknown_game_is_a_404(alice_client):
+    assert alice_client.get(reverse("games:new_table", args=["poker"])).status_code == 404
+
+
+def test_a_member_joins_an_open_table_and_the_match_starts_by_itself(alice, bob, client_for):
+    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+    response = client_for(bob).post(reverse("games:join", args=[match.pk]))
+    assert response.status_code == 302
+    match.refresh_from_db()
+    assert match.status == Match.Status.PLAYING
+    assert match.state is not None
+    assert match.seats.get(index=1).user == bob
+
+
+def test_a_member_can_leave_before_the_start_and_the_last_one_closes_the_table(
+    alice, bob, client_for
+):
+    match = actions.create_match(alice, variant("escoba"), 3, ["open", "open"])
+    actions.join_match(match.pk, bob)
+    client_for(bob).post(reverse("games:leave", args=[match.pk]))
+    match.refresh_from_db()
+    assert match.seats.filter(user=bob).count() == 0
+    assert match.status == Match.Status.OPEN
+    client_for(alice).post(reverse("games:leave", args=[match.pk]))
+    match.refresh_from_db()
+    assert match.status == Match.Status.ABANDONED
+
+
+def test_joining_twice_or_a_full_table_is_refused(alice, bob, charlie):
+    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+    with pytest.raises(actions.ActionError):
+        actions.join_match(match.pk, alice)
+    actions.join_match(match.pk, bob)
+    with pytest.raises(actions.ActionError):
+        actions.join_match(match.pk, charlie)
+
+
+def test_the_invite_link_leads_to_the_table(alice, bob, client_for):
+    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+    response = client_for(bob).get(reverse("games:invite", args=[match.invite_token]))
+    assert response.status_code == 302
+    assert response["Location"] == match.get_absolute_url()
+    assert client_for(bob).get(reverse("games:invite", args=["nope"])).status_code == 404
+
+
+def test_the_lobby_lists_open_tables_and_marks_my_turn(alice, bob, charlie, client_for):
+    waiting = actions.create_match(charlie, variant("escoba"), 2, ["open"])
+    playing = start_match("escoba", [alice, bob])
+    mover, _ = seat_to_move(playing)
+    member = alice if mover == 0 else bob
+    page = client_for(member).get(reverse("games:lobby"))
+    assert list(page.context["open_tables"]) == [waiting]
+    mine = list(page.context["mine"])
+    assert mine == [playing] and mine[0].my_turn == 1
+    other = client_for(bob if member == alice else alice).get(reverse("games:lobby"))
+    assert list(other.context["mine"])[0].my_turn == 0
+
+
+def test_a_member_sees_their_own_hand_and_never_the_other(match, alice, client_for):
+    state = engine_state(match)
+    data = match.engine.dump(state)
+    page = client_for(alice).get(match.get_absolute_url()).content.decode()
+    for card in data["hands"][0]:
+        assert f'aria-label="{present.card(card)["name"]}"' in page
+    assert hidden_cards_in(page, data["hands"][1] + data["deck"]) == []
+    assert str(match.seed) not in page
+
+
+def test_game_pages_are_not_cached(match, alice, client_for):
+    client = client_for(alice)
+    for url in (match.get_absolute_url(), reverse("games:poll", args=[match.pk]) + "?v=0"):
+        response = client.get(url)
+        assert "no-store" in response["Cache-Control"]
+        assert "private" in response["Cache-Control"]
+    assert 'hx-history="false"' in client.get(match.get_absolute_url()).content.decode()
+
+
+def test_a_legal_move_is_played_logged_and_the_table_re_rendered(match, alice, bob, client_for):
+    seat, state = seat_to_move(match)
+    client = client_for(alice if seat == 0 else bob)
+    move = match.engine.legal_moves(state, seat)[0]
+    response = post_move(client, match, move.code)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="table"' in html and "<html" not in html
+    assert 'id="seats"' in html and 'hx-swap-oob="true"' in html
+    record = MoveRecord.objects.get(match=match)
+    assert (record.seq, record.seat, record.code) == (1, seat, move.code)
+    match.refresh_from_db()
+    assert match.version == 2
+
+
+def test_a_move_without_htmx_redirects_back_to_the_match(match, alice, bob, client_for):
+    seat, state = seat_to_move(match)
+    client = client_for(alice if seat == 0 else bob)
+    move = match.engine.legal_moves(state, seat)[0]
+    response = post_move(client, match, move.code, htmx=False)
+    assert response.status_code == 302
+    assert response["Location"] == match.get_absolute_url()
+    assert MoveRecord.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "case", ["stale", "out_of_turn", "illegal", "garbage", "no_version", "not_seated"]
+)
+def test_a_bad_move_gets_a_clear_message_and_changes_nothing(
+    case, match, alice, bob, charlie, client_for
+):
+    seat, state = seat_to_move(match)
+    mover, waiter = (alice, bob) if seat == 0 else (bob, alice)
+    legal = match.engine.legal_moves(state, seat)[0].code
+    before = (match.version, match.state)
+    client, code, version = client_for(mover), legal, match.version
+    if case == "stale":
+        version = match.version - 1
+    elif case == "out_of_turn":
+        client = client_for(waiter)
+    elif case == "illegal":
+        code = "l:" + match.engine.dump(state)["hands"][1 - seat][0]
+    elif case == "garbage":
+        code = "drop table;"
+    elif case == "not_seated":
+        client = client_for(charlie)
+    data = {"code": code}
+    if case != "no_version":
+        data["v"] = version
+    response = client.post(reverse("games:move", args=[match.pk]), data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert response.context["error"]
+    assert 'role="alert"' in response.content.decode()
+    match.refresh_from_db()
+    assert (match.version, match.state) == before
+    assert not MoveRecord.objects.exists()
+
+
+def test_a_move_in_a_match_that_does_not_exist_is_a_404(alice_client):
+    response = alice_client.post(reverse("games:move", args=[999]), {"code": "x", "v": 1})
+    assert response.status_code == 404
+
+
+def test_a_finished_match_refuses_moves(match, alice, client_for):
+    actions.resign(match.pk, alice)
+    match.refresh_from_db()
+    response = post_move(client_for(alice), match, "l:1o")
+    assert response.context["error"]
+    assert not MoveRecord.objects.exists()
+
+
+def test_resigning_ends_the_match_and_ranks_the_resigner_last(match, alice, bob, client_for):
+    client_for(bob).post(reverse("games:resign", args=[match.pk]))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    ranks = {s.user.username: (s.rank, s.resigned) for s in match.seats.all()}
+    assert ranks == {"alice": (1, False), "bob": (2, True)}
+    page = client_for(alice).get(match.get_absolute_url()).content.decode()
+    assert "hx-trigger" not in page
+
+
+def test_an_unchanged_poll_answers_204_and_a_changed_one_the_table(match, alice, bob, client_for):
+    client = client_for(alice)
+    poll = reverse("games:poll", args=[match.pk])
+    assert client.get(poll, {"v": match.version}, HTTP_HX_REQUEST="true").status_code == 204
+    seat, state = seat_to_move(match)
+    actions.play_move(
+        match.pk,
+        alice if seat == 0 else bob,
+        match.engine.legal_moves(state, seat)[0].code,
+        match.version,
+    )
+    response = client.get(poll, {"v": match.version}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert b'id="table"' in response.content
+
+
+def test_an_unchanged_poll_costs_at_most_four_queries(
+    match, alice, client_for, django_assert_max_num_queries
+):
+    client = client_for(alice)
+    poll = reverse("games:poll", args=[match.pk])
+    with django_assert_max_num_queries(4):
+        assert client.get(poll, {"v": match.version}, HTTP_HX_REQUEST="true").status_code == 204
+
+
+def test_a_move_costs_at_most_twelve_queries(
+    match, alice, bob, client_for, django_assert_max_num_queries
+):
+    seat, state = seat_to_move(match)
+    client = client_for(alice if seat == 0 else bob)
+    code = match.engine.legal_moves(state, seat)[0].code
+    with django_assert_max_num_queries(12):
+        assert post_move(client, match, code).status_code == 200
+
+
+def test_a_spectator_sees_the_table_without_any_hand(match, charlie, client_for):
+    data = match.engine.dump(engine_state(match))
+    page = client_for(charlie).get(match.get_absolute_url()).content.decode()
+    assert hidden_cards_in(page, data["hands"][0] + data["hands"][1] + data["deck"]) == []
+    assert "Your hand" not in page and "Tu mano" not in page
+
+
+def test_the_replay_waits_for_the_end_of_the_match(match, alice, client_for):
+    client = client_for(alice)
+    assert client.get(reverse("games:replay", args=[match.pk])).status_code == 403
+    actions.resign(match.pk, alice)
+    page = client.get(reverse("games:replay", args=[match.pk]), {"step": 0})
+    assert page.status_code == 200
+    assert page.context["step"] == 0
+    # The replay draws the game's own table, every hand open.
+    assert len(page.context["table_cards"]) == 4
+    data = match.engine.dump(match.engine.new_game(2, seed=match.seed))
+    html = page.content.decode()
+    for card in data["hands"][0] + data["hands"][1]:
+        assert f'aria-label="{present.card(card)["name"]}"' in html
+
+
+def play_out(match, users, rng, max_moves=400):
+    """Random legal moves through ``actions.play_move`` until the match ends."""
+    for _ in range(max_moves):
+        match.refresh_from_db()
+        if match.status != Match.Status.PLAYING:
+            return match
+        state = match.engine.load(match.state)
+        seat = match.engine.to_move(state)[0]
+        move = rng.choice(match.engine.legal_moves(state, seat))
+        actions.play_move(match.pk, users[seat], move.code, match.version)
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("slug", ["standard", "renuncio", "recogida-obligatoria-estricta"])
+def test_the_move_log_replays_to_the_stored_state(slug, alice, bob):
+    match = start_match("escoba", [alice, bob], slug=slug)
+    match = play_out(match, [alice, bob], random.Random(slug))
+    assert match.status == Match.Status.FINISHED
+    assert match.engine.dump(match.replay()) == match.state
+    assert match.moves.count() == match.moves_played
+    ranks = sorted(match.seats.values_list("rank", flat=True))
+    assert ranks[0] == 1
+
+
+def test_editing_house_rules_never_changes_a_match_already_created(match):
+    rules = RuleVariant.objects.get(pk=match.variant_id)
+    rules.options = {"capture_rule": "obligatory"}
+    rules.save()
+    match.refresh_from_db()
+    assert match.options == {}
+
+
+def test_rules_pages_are_public_and_name_the_house_rules(client):
+    page = client.get(reverse("games:rules", args=["escoba"]), {"variant": variant("escoba").pk})
+    assert page.status_code == 200
+    assert page.context["variant"] == variant("escoba")
+    assert page.context["variant_rules"]
+
+
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_bots_move_in_the_same_request_and_their_moves_are_listed(level, alice, client_for):
+    match = start_match("escoba", [alice], fillers=[level, level])
+    client = client_for(alice)
+    for _ in range(3):
+        match.refresh_from_db()
+        state = match.engine.load(match.state)
+        assert match.engine.to_move(state) == (0,), "after a request, the member is to move"
+        move = match.engine.legal_moves(state, 0)[0]
+        response = post_move(client, match, move.code)
+        assert response.status_code == 200
+    records = list(MoveRecord.objects.filter(match=match).values_list("seat", flat=True))
+    assert set(records) == {0, 1, 2}
+    events = response.context["last_events"]
+    assert {e["seat"] for e in events} >= {1, 2}
+
+
+def test_a_table_filled_with_bots_starts_at_once_unrated(alice):
+    match = actions.create_match(alice, variant("escoba"), 3, ["easy", "easy"])
+    match.refresh_from_db()
+    assert match.status == Match.Status.PLAYING
+    assert match.rated is False
+    seat = match.engine.to_move(match.engine.load(match.state))
+    assert seat == (0,)
