@@ -60,7 +60,9 @@ class RuleVariant(models.Model):
     description_en = models.TextField(_("description (English)"), blank=True)
     options = models.JSONField(_("options"), default=dict, blank=True)
     active = models.BooleanField(
-        _("active"), default=True, help_text=_("Only active house rules are offered for new tables.")
+        _("active"),
+        default=True,
+        help_text=_("Only active house rules are offered for new tables."),
     )
     rated = models.BooleanField(
         _("rated"), default=True, help_text=_("Matches under these rules change ratings.")
@@ -282,7 +284,11 @@ class Seat(models.Model):
         if self.user_id:
             return self.user.get_username()
         if self.bot_level:
-            return str(self.get_bot_level_display())
+            # Two bots of one level at a table must still be told apart.
+            return _("%(bot)s %(number)s") % {
+                "bot": self.get_bot_level_display(),
+                "number": self.index + 1,
+            }
         return str(_("free seat"))
 
 

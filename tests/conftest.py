@@ -59,3 +59,27 @@ def fast_password_hashing(request):
         request.getfixturevalue("settings").PASSWORD_HASHERS = [
             "django.contrib.auth.hashers.MD5PasswordHasher"
         ]
+
+
+@pytest.fixture(autouse=True)
+def house_rules_survive_transactional_tests(request):
+    """Put back the house rules of the data migration after a transactional test flushed them.
+
+    Transactional tests (live server, real concurrency) empty every table when they end,
+    including rows that migrations created; the next such test would find no house rules.
+    """
+    marker = request.node.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
+        name in request.fixturenames for name in ("transactional_db", "live_server")
+    )
+    if not transactional:
+        return
+    request.getfixturevalue("transactional_db")
+    import importlib
+
+    from django.apps import apps
+
+    from games.models import RuleVariant
+
+    if not RuleVariant.objects.exists():
+        importlib.import_module("games.migrations.0002_house_rules").create(apps, None)

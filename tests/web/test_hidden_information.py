@@ -12,9 +12,9 @@ import random
 import pytest
 from django.urls import reverse
 
-from games.models import Match
+from games.models import Match, RuleVariant
 
-from .table_helpers import hidden_cards_in, start_match
+from .table_helpers import hidden_cards_in, start_match, variant
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +45,16 @@ def test_no_page_shows_another_seats_cards_or_the_deck(
 ):
     users = [make_member(f"player{i}") for i in range(players)]
     clients = [client_for(user) for user in users]
-    match = start_match(game, users, slug=slug)
+    # The house rules under test, to a lower target so a match spans a few hands, not dozens.
+    rules = variant(game, slug)
+    RuleVariant.objects.create(
+        game=game,
+        slug=f"short-{slug}",
+        name_es="Corta",
+        name_en="Short",
+        options={**rules.options, "target": 5},
+    )
+    match = start_match(game, users, slug=f"short-{slug}")
     rng = random.Random(seed)
     spectator = client_for(make_member("watcher"))
     for step in range(1000):

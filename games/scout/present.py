@@ -1,0 +1,381 @@
+"""Scout's table, from the engine's view for one seat (never the state).
+
+Cards are named for people and screen readers; the legal moves are regrouped the way a player
+chooses them: a show by its first card, then its last; a scout by the end of the active set and
+its orientation, then the gap of the hand where it goes. A scout & show is chosen in two steps
+(the scout, then the show in the hand it makes) because listing every combination at once would
+mean hundreds of buttons: :func:`scout_show_step` builds the second step for one chosen scout.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from games.scout import engine
+
+ENDS = ("L", "R")
+
+
+def card(text: str) -> dict:
+    """A card written ``up/down`` (``7/3``: the 7 is in play), or an id ``a-b`` (shown ``a``)."""
+    if "/" in text:
+        up, down = (int(part) for part in text.split("/"))
+    else:
+        up, down = (int(part) for part in text.split("-"))
+    return {
+        "text": f"{up}/{down}",
+        "up": up,
+        "down": down,
+        "name": _("%(up)s (other end %(down)s)") % {"up": up, "down": down},
+    }
+
+
+def cards(texts) -> list[dict]:
+    return [card(t) for t in texts]
+
+
+def _values(texts) -> list[int]:
+    return [int(t.split("/")[0]) for t in texts]
+
+
+def _flip(text: str) -> str:
+    up, down = text.split("/")
+    return f"{down}/{up}"
+
+
+def describe_set(texts) -> dict | None:
+    """The kind and strength of shown cards, in words: what a show is measured by."""
+    values = _values(texts)
+    kind = engine.set_kind(values)
+    if kind is None:
+        return None
+    count, low, high = len(values), min(values), max(values)
+    if kind == "single":
+        text = _("Single %(value)s") % {"value": values[0]}
+    elif kind == "group":
+        text = _("Matching set of %(count)s × %(value)s") % {"count": count, "value": low}
+    else:
+        text = _("Run of %(count)s, %(low)s to %(high)s") % {
+            "count": count,
+            "low": low,
+            "high": high,
+        }
+    return {"kind": kind, "count": count, "low": low, "high": high, "text": text}
+
+
+def _window_groups(hand: list[str], windows: list[tuple[int, int, str]]) -> list[dict]:
+    """Showable windows grouped by their first card: ``(start, length, code)`` per window."""
+    groups: dict[int, dict] = {}
+    for start, length, code in sorted(windows):
+        shown = hand[start : start + length]
+        group = groups.setdefault(start, {"index": start, "card": card(hand[start]), "windows": []})
+        group["windows"].append(
+            {
+                "code": code,
+                "start": start,
+                "length": length,
+                "last": card(hand[start + length - 1]),
+                "cards": cards(shown),
+                "set": describe_set(shown),
+            }
+        )
+    return [groups[k] for k in sorted(groups)]
+
+
+def _hand_row(hand: list[str], groups: list[dict], marked: int | None = None) -> list[dict]:
+    starts = {g["index"] for g in groups}
+    return [
+        {"index": i, "card": card(t), "starts": i in starts, "marked": i == marked}
+        for i, t in enumerate(hand)
+    ]
+
+
+def _scouted(active: list[str], end: str, turn: bool) -> tuple[str, list[str]]:
+    """The card taken from ``end`` of the active set as it goes into the hand, and the rest."""
+    if end == "L":
+        taken, rest = active[0], active[1:]
+    else:
+        taken, rest = active[-1], active[:-1]
+    return (_flip(taken) if turn else taken), rest
+
+
+def _scout_show_windows(
+    hand: list[str], active: list[str], end: str, turn: bool, pos: int, codes: set[str]
+) -> tuple[list[str], list[tuple[int, int, str]]]:
+    """The hand after the scout, and its windows whose scout & show is a legal move."""
+    taken, rest = _scouted(active, end, turn)
+    new_hand = [*hand[:pos], taken, *hand[pos:]]
+    windows = []
+    for start, length in engine.show_windows(_values(new_hand), _values(rest)):
+        code = f"cs:{end}:{int(turn)}:{pos}:{start}:{length}"
+        # The engine lists one canonical code per outcome and accepts the others.
+        if engine.parse_move(code).code in codes:
+            windows.append((start, length, code))
+    return new_hand, windows
+
+
+def _end_choices(active: list[str]) -> list[dict]:
+    choices = []
+    for end in ENDS[: 1 if len(active) == 1 else 2]:
+        for turn in (False, True):
+            taken, _rest = _scouted(active, end, turn)
+            if len(active) == 1:
+                where = _("the card")
+            elif end == "L":
+                where = _("the left card")
+            else:
+                where = _("the right card")
+            choices.append(
+                {
+                    "key": f"{end}{int(turn)}",
+                    "end": end,
+                    "turn": turn,
+                    "card": card(taken),
+                    "label": (_("%(where)s, turned") if turn else _("%(where)s, as it lies"))
+                    % {"where": where},
+                }
+            )
+    return choices
+
+
+def _gap_label(hand: list[str], pos: int) -> str:
+    if not hand:
+        return _("into your hand")
+    if pos == 0:
+        return _("at the start of your hand, before %(card)s") % {"card": card(hand[0])["name"]}
+    if pos == len(hand):
+        return _("at the end of your hand, after %(card)s") % {"card": card(hand[-1])["name"]}
+    return _("between %(left)s and %(right)s") % {
+        "left": card(hand[pos - 1])["name"],
+        "right": card(hand[pos])["name"],
+    }
+
+
+def scout_show_step(data: dict | None, key: str | None) -> dict | None:
+    """The second step of a scout & show: the hand after the chosen scout, and its shows.
+
+    ``key`` is ``<L|R><0|1>-<pos>`` from the page's address (``?ss=…``); anything that is not
+    one of this seat's possible scouts gives ``None`` (the first step is shown again).
+    """
+    if not data or not key or len(key) > 8:
+        return None
+    end_turn, _sep, pos_text = key.partition("-")
+    if end_turn not in data["keys"] or not pos_text.isdigit():
+        return None
+    pos = int(pos_text)
+    if not 0 <= pos <= len(data["hand"]):
+        return None
+    end, turn = end_turn[0], end_turn[1] == "1"
+    new_hand, windows = _scout_show_windows(
+        data["hand"], data["active"], end, turn, pos, data["codes"]
+    )
+    if not windows:
+        return None
+    taken, rest = _scouted(data["active"], end, turn)
+    groups = _window_groups(new_hand, windows)
+    return {
+        "key": key,
+        "card": card(taken),
+        "end": end,
+        "turn": turn,
+        "pos": pos,
+        "rest": cards(rest),
+        "rest_set": describe_set(rest),
+        "hand": _hand_row(new_hand, groups, marked=pos),
+        "groups": groups,
+    }
+
+
+def _scout_context(view: dict, moves: list, hand: list[str]) -> dict:
+    """Scout and scout & show choices of the seat on turn (empty when it has none)."""
+    active = view["active"]
+    context: dict = {"scout_ends": [], "ss_ends": [], "ss": None}
+    if not active:
+        return context
+    ends = _end_choices(active)
+    if any(isinstance(m, engine.Scout) for m in moves):
+        context["scout_ends"] = ends
+        context["scout_gaps"] = [
+            {
+                "pos": pos,
+                "label": _gap_label(hand, pos),
+                "codes": [
+                    {
+                        "key": e["key"],
+                        "code": f"c:{e['end']}:{int(e['turn'])}:{pos}",
+                        "aria": _("Put %(card)s %(where)s")
+                        % {"card": e["card"]["name"], "where": _gap_label(hand, pos)},
+                    }
+                    for e in ends
+                ],
+                "card": card(hand[pos]) if pos < len(hand) else None,
+            }
+            for pos in range(len(hand) + 1)
+        ]
+    ss_codes = {m.code for m in moves if isinstance(m, engine.ScoutShow)}
+    if ss_codes:
+        data = {
+            "hand": hand,
+            "active": active,
+            "codes": ss_codes,
+            "keys": {e["key"] for e in ends},
+        }
+        gaps = []
+        for pos in range(len(hand) + 1):
+            links = []
+            for e in ends:
+                _new, windows = _scout_show_windows(
+                    hand, active, e["end"], e["turn"], pos, ss_codes
+                )
+                links.append(
+                    {
+                        "key": e["key"],
+                        "param": f"{e['key']}-{pos}",
+                        "ok": bool(windows),
+                        "aria": _("Put %(card)s %(where)s")
+                        % {"card": e["card"]["name"], "where": _gap_label(hand, pos)},
+                    }
+                )
+            gaps.append(
+                {
+                    "pos": pos,
+                    "label": _gap_label(hand, pos),
+                    "links": links,
+                    "card": card(hand[pos]) if pos < len(hand) else None,
+                }
+            )
+        # Offer only the cards and ways up after which some show is possible.
+        usable = {link["key"] for gap in gaps for link in gap["links"] if link["ok"]}
+        context.update(ss_ends=[e for e in ends if e["key"] in usable], ss_gaps=gaps, ss=data)
+    return context
+
+
+def _players(view: dict, seat: int | None) -> list[dict]:
+    players = []
+    for info in view["seats"]:
+        i = info["seat"]
+        players.append(
+            {
+                **info,
+                "me": i == seat,
+                "owner": i == view["active_owner"] and bool(view["active"]),
+                "on_turn": view["phase"] == engine.PLAY and i == view["turn"],
+                "score": view["scores"][i],
+            }
+        )
+    return players
+
+
+def _events(view: dict) -> list[dict]:
+    events = []
+    for entry in reversed(view["last_moves"]):
+        events.append(
+            {
+                **entry,
+                "cards_info": cards(entry["cards"]),
+                "set": describe_set(entry["cards"]) if entry["cards"] else None,
+                "scouted_info": card(entry["scouted"]) if entry["scouted"] else None,
+            }
+        )
+    return events
+
+
+def _rounds(view: dict) -> list[dict]:
+    """Each finished round's points per seat, and who ended it when the view still says so.
+
+    The view keeps the points of every round, but the seat that ended a round (exempt from
+    paying for its hand) only while that ``round_end`` is among the recent moves, and the
+    cards/tokens behind the points only for the round on the table.
+    """
+    enders = {e["round"]: e["seat"] for e in view["last_moves"] if e["kind"] == "round_end"}
+    rows = []
+    for number, points in enumerate(view["round_scores"], start=1):
+        rows.append(
+            {
+                "round": number,
+                "points": points,
+                "ender": enders.get(number),
+                "ender_known": number in enders,
+            }
+        )
+    return rows
+
+
+def _final_breakdown(view: dict) -> list[dict]:
+    """The last round's scoring, line by line (the view still holds its piles when over)."""
+    if view["phase"] != engine.OVER or not view["round_scores"]:
+        return []
+    ender = view["active_owner"]
+    points = view["round_scores"][-1]
+    rows = []
+    for info in view["seats"]:
+        i = info["seat"]
+        exempt = i == ender
+        rows.append(
+            {
+                "seat": i,
+                "taken": info["taken"],
+                "tokens": info["tokens"],
+                "hand": info["hand_size"],
+                "exempt": exempt,
+                "penalty": 0 if exempt else info["hand_size"],
+                "points": points[i],
+                "total": view["scores"][i],
+            }
+        )
+    return rows
+
+
+def table_context(view: dict, moves: list, seat: int | None) -> dict:
+    hand = view.get("hand") or []
+    two = view["player_count"] == 2
+    kinds = {type(m) for m in moves}
+    my_turn = view["phase"] == engine.PLAY and bool(moves)
+    deciding = engine.Decide in kinds
+    context: dict = {
+        "sc_two": two,
+        "sc_my_turn": my_turn,
+        "sc_deciding": deciding,
+        "sc_hand": [{"index": i, "card": card(t)} for i, t in enumerate(hand)],
+        "sc_rotated": cards(view["rotated_hand"]) if view.get("rotated_hand") else [],
+        "sc_active": cards(view["active"]),
+        "sc_active_set": describe_set(view["active"]) if view["active"] else None,
+        "sc_players": _players(view, seat),
+        "sc_waiting": [s["seat"] for s in view["seats"] if not s["decided"]],
+        "sc_events": _events(view),
+        "sc_rounds": _rounds(view),
+        "sc_final": _final_breakdown(view),
+        "sc_taken_cards": cards(view["taken_cards"]),
+        "sc_show": [],
+        "sc_scout_ends": [],
+        "sc_ss_ends": [],
+        "sc_ss": None,
+        "sc_pass": engine.Pass in kinds,
+        "sc_me": None,
+        "sc_round_end": None,
+        "sc_winners": [],
+    }
+    if seat is not None:
+        context["sc_me"] = view["seats"][seat]
+    last_round_end = next(
+        (e for e in reversed(view["last_moves"]) if e["kind"] == "round_end"), None
+    )
+    # The round just ended, while the next one's hands are being decided (at the end of the
+    # match the final scoring says it all).
+    if last_round_end and view["phase"] == engine.DECIDE:
+        context["sc_round_end"] = last_round_end
+    if view["phase"] == engine.OVER:
+        best = max(view["scores"])
+        context["sc_winners"] = [i for i, s in enumerate(view["scores"]) if s == best]
+    if my_turn:
+        windows = [(m.start, m.length, m.code) for m in moves if isinstance(m, engine.Show)]
+        groups = _window_groups(hand, windows)
+        context["sc_show"] = groups
+        context["sc_show_hand"] = _hand_row(hand, groups)
+        scout = _scout_context(view, moves, hand)
+        context["sc_scout_ends"] = scout["scout_ends"]
+        context["sc_scout_gaps"] = scout.get("scout_gaps", [])
+        context["sc_ss_ends"] = scout["ss_ends"]
+        context["sc_ss_gaps"] = scout.get("ss_gaps", [])
+        context["sc_ss"] = scout["ss"]
+    return context

@@ -1,0 +1,383 @@
+"""Scout's table, played through the web client: every move kind, both round ends, 2 and 5
+players, the end of the match."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from django.urls import reverse
+
+from games import actions
+from games.models import Match
+from games.scout import engine, present
+
+from .table_helpers import engine_state, post_move, start_match
+
+pytestmark = pytest.mark.django_db
+
+CODE = re.compile(r'name="code" value="([^"]+)"')
+SS_LINK = re.compile(r'href="\?ss=([^"]+)"')
+
+
+def seated(make_member, client_for, players):
+    users = [make_member(f"player{i}") for i in range(players)]
+    match = start_match("scout", users)
+    return match, users, [client_for(user) for user in users]
+
+
+def page(client, match, **params) -> str:
+    response = client.get(match.get_absolute_url(), params)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def codes(html: str, prefix: str) -> set[str]:
+    return {code for code in CODE.findall(html) if code.split(":")[0] == prefix}
+
+
+def cards_in(html: str, css_class: str) -> list[str]:
+    """The cards drawn inside the first ``<ol class="… css_class …">`` of the page."""
+    found = re.search(rf'<ol class="[^"]*\b{css_class}\b[^"]*">(.*?)</ol>', html, re.S)
+    assert found, f"no row {css_class}"
+    return re.findall(r'data-card="([^"]+)"', found.group(1))
+
+
+def play(client, match, code: str):
+    match.refresh_from_db()
+    response = post_move(client, match, code)
+    assert response.status_code == 200
+    assert not response.context["error"], response.context["error"]
+    match.refresh_from_db()
+    return response
+
+
+def decide_all(match, clients, code="k"):
+    for client in clients:
+        play(client, match, code)
+    assert engine_state(match).phase == engine.PLAY
+
+
+def on_turn(match):
+    state = engine_state(match)
+    return engine.to_move(state)[0], state
+
+
+def longest_show(moves):
+    shows = [m for m in moves if isinstance(m, engine.Show)]
+    return max(shows, key=lambda m: (m.length, -m.start), default=None)
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_every_seat_decides_at_once_seeing_its_hand_and_its_rotation(
+    players, make_member, client_for
+):
+    match, _users, clients = seated(make_member, client_for, players)
+    data = engine.dump(engine_state(match))
+    first = page(clients[0], match)
+    assert codes(first, "k") == {"k"} and codes(first, "r") == {"r"}
+    hand = data["hands"][0]
+    rows = re.findall(r'<ol class="sc-row">(.*?)</ol>', first, re.S)
+    dealt, rotated = (re.findall(r'data-card="([^"]+)"', row) for row in rows[:2])
+    assert dealt == hand
+    assert rotated == ["/".join(reversed(c.split("/"))) for c in reversed(hand)]
+    assert first.count('<li class="sc-player') == players
+
+    response = play(clients[0], match, "k")
+    fragment = response.content.decode()
+    assert codes(fragment, "k") == set()
+    assert re.search(r'class="sc-decision done" data-seat="0"', fragment)
+    assert 'class="sc-decision" data-seat="1"' in fragment
+    # The others see that seat 0 decided, not what; they still decide.
+    other = page(clients[1], match)
+    assert re.search(r'class="sc-decision done" data-seat="0"', other)
+    assert codes(other, "r") == {"r"}
+    assert 'class="ev-decide"' in other
+
+    play(clients[1], match, "r")
+    assert engine.dump(engine_state(match))["hands"][1] == rotated_hand(data["hands"][1])
+    for client in clients[2:]:
+        play(client, match, "k")
+    state = engine_state(match)
+    assert state.phase == engine.PLAY
+    mover = page(clients[state.turn], match)
+    assert 'class="badge turn"' in mover and "sc-mode-show" in mover
+
+
+def rotated_hand(hand):
+    return ["/".join(reversed(c.split("/"))) for c in reversed(hand)]
+
+
+def test_the_show_choices_are_exactly_the_legal_shows_grouped_by_first_card(
+    make_member, client_for
+):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    seat, state = on_turn(match)
+    html = page(clients[seat], match)
+    legal = engine.legal_moves(state, seat)
+    assert codes(html, "s") == {m.code for m in legal if isinstance(m, engine.Show)}
+    starts = {m.start for m in legal if isinstance(m, engine.Show)}
+    assert set(map(int, re.findall(r'for="show-first-(\d+)"', html))) == starts
+    assert set(map(int, re.findall(r'class="wg wg-(\d+)"', html))) == starts
+
+    move = longest_show(legal)
+    hand = engine.dump(state)["hands"][seat]
+    shown = hand[move.start : move.start + move.length]
+    fragment = play(clients[seat], match, move.code).content.decode()
+    for html in (fragment, page(clients[(seat + 1) % 3], match)):
+        assert cards_in(html, "active-row") == shown
+        assert re.search(rf'class="sc-player[^"]* owner" data-seat="{seat}"', html), (
+            "the owner of the active set is marked"
+        )
+        assert 'class="ev-show"' in html
+
+
+def test_a_scout_is_chosen_by_end_orientation_and_gap(make_member, client_for):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    owner, state = on_turn(match)
+    play(clients[owner], match, longest_show(engine.legal_moves(state, owner)).code)
+    seat, state = on_turn(match)
+    active = engine.dump(state)["active"]
+    html = page(clients[seat], match)
+    scouts = {m.code for m in engine.legal_moves(state, seat) if isinstance(m, engine.Scout)}
+    assert codes(html, "c") == scouts
+    ends = set(re.findall(r'id="scout-end-([LR][01])"', html))
+    assert ends == ({"L0", "L1"} if len(active) == 1 else {"L0", "L1", "R0", "R1"})
+    hand_size = len(engine.dump(state)["hands"][seat])
+    assert len(re.findall(r'<li class="gap" data-pos=', html)) >= hand_size + 1
+
+    code = "c:L:1:0" if len(active) == 1 else "c:R:1:0"
+    fragment = play(clients[seat], match, code).content.decode()
+    taken = active[0] if len(active) == 1 else active[-1]
+    after = engine.dump(engine_state(match))
+    assert after["hands"][seat][0] == "/".join(reversed(taken.split("/")))
+    assert after["tokens"][owner] == 1, "the owner received a scout token"
+    assert 'class="ev-scout"' in fragment
+
+
+def test_two_players_pay_a_token_to_scout_keep_the_turn_and_may_pass(make_member, client_for):
+    match, _users, clients = seated(make_member, client_for, 2)
+    decide_all(match, clients)
+    owner, state = on_turn(match)
+    html = page(clients[owner], match)
+    assert codes(html, "p") == set(), "no pass without an active set"
+    assert codes(html, "cs") == set() and "sc-mode-ss" not in html
+    play(clients[owner], match, longest_show(engine.legal_moves(state, owner)).code)
+
+    seat, _state = on_turn(match)
+    html = page(clients[seat], match)
+    assert codes(html, "p") == {"p"}
+    assert 'class="tab t-scout"' in html and "<small>" in html, "the token cost is shown"
+    assert "S&amp;S" not in html, "no scout & show chip in the 2-player game"
+    play(clients[seat], match, "c:L:0:0")
+    after = engine_state(match)
+    assert after.turn == seat and after.tokens[seat] == 2
+    html = page(clients[seat], match)
+    assert 'class="badge turn"' in html and codes(html, "c")
+
+    fragment = play(clients[seat], match, "p").content.decode()
+    state = engine_state(match)
+    assert (state.round, state.phase) == (2, engine.DECIDE)
+    assert 'class="panel sc-round-end"' in fragment
+    assert 'class="ev-pass"' in fragment
+    # The owner of the active set ended the round: marked in the scores, exempt.
+    row = re.search(rf'<tr data-seat="{owner}"[^>]*>(.*?)</tr>', fragment, re.S).group(1)
+    assert "sc-ender" in row
+    assert state.round_scores[0][owner] == 3, "three tokens held, no penalty for the hand"
+    assert state.round_scores[0][seat] == 2 - 12, "two tokens held, twelve cards in hand"
+
+
+def deal_a_run_of_three(match, seat):
+    """Rearrange the dealt hands (cards and orientations only) so that ``seat`` starts with a
+    run of three: a show that two scouts cannot empty."""
+    data = engine.dump(engine_state(match))
+    where = {c: (i, k) for i, hand in enumerate(data["hands"]) for k, c in enumerate(hand)}
+    options = [(c, int(up)) for c in where for up in c.split("/")]
+    for low in range(1, 9):
+        picked = []
+        for value in (low, low + 1, low + 2):
+            card = next((c for c, v in options if v == value and c not in picked), None)
+            picked.append(card)
+        if None not in picked:
+            break
+    for k, card in enumerate(picked):
+        i, j = where[card]
+        mine = data["hands"][seat][k]
+        data["hands"][i][j], data["hands"][seat][k] = mine, card
+        where[mine], where[card] = (i, j), (seat, k)
+    for k, value in enumerate(range(low, low + 3)):
+        up, down = data["hands"][seat][k].split("/")
+        if int(up) != value:
+            data["hands"][seat][k] = f"{down}/{up}"
+    match.state = data
+    match.save(update_fields=["state"])
+    return "s:0:3"
+
+
+def test_a_round_ends_when_every_other_player_only_scouted(make_member, client_for):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    owner, state = on_turn(match)
+    play(clients[owner], match, deal_a_run_of_three(match, owner))
+    for _ in range(2):
+        seat, state = on_turn(match)
+        play(clients[seat], match, "c:L:0:0")
+    state = engine_state(match)
+    assert (state.round, state.phase) == (2, engine.DECIDE)
+    points = state.round_scores[0]
+    assert points[owner] == 2, "two tokens, no penalty for the hand: the ender is exempt"
+    html = page(clients[0], match)
+    assert 'class="panel sc-round-end"' in html
+    row = re.search(rf'<tr data-seat="{owner}"[^>]*>(.*?)</tr>', html, re.S).group(1)
+    assert "sc-ender" in row
+    assert 'class="ev-round_end"' in html
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_a_round_ends_when_a_show_empties_a_hand(players, make_member, client_for):
+    match, _users, clients = seated(make_member, client_for, players)
+    decide_all(match, clients)
+    seat, state = on_turn(match)
+    # Leave the seat on turn one card (the rest out of play) so that its show empties the hand.
+    data = engine.dump(state)
+    data["deck"] += data["hands"][seat][1:]
+    data["hands"][seat] = data["hands"][seat][:1]
+    match.state = data
+    match.save(update_fields=["state"])
+    html = page(clients[seat], match)
+    assert codes(html, "s") == {"s:0:1"}
+    fragment = play(clients[seat], match, "s:0:1").content.decode()
+    state = engine_state(match)
+    assert (state.round, state.phase) == (2, engine.DECIDE)
+    held = 3 if players == 2 else 0  # with two players the tokens still held count
+    assert state.round_scores[0][seat] == held, "no cards taken, and the hand is exempt"
+    assert all(p < 0 for i, p in enumerate(state.round_scores[0]) if i != seat)
+    assert 'class="panel sc-round-end"' in fragment
+    row = re.search(rf'<tr data-seat="{seat}"[^>]*>(.*?)</tr>', fragment, re.S).group(1)
+    assert "sc-ender" in row
+
+
+def advance_to_scout_show(match, clients, rng):
+    """Play (mostly shows) until the seat on turn may scout & show."""
+    for _ in range(200):
+        seat, state = on_turn(match)
+        moves = engine.legal_moves(state, seat)
+        if any(isinstance(m, engine.ScoutShow) for m in moves):
+            return seat, state, moves
+        plain = [m for m in moves if not isinstance(m, engine.ScoutShow)]
+        show = longest_show(plain)
+        move = show if show and rng.random() < 0.7 else rng.choice(plain)
+        play(clients[seat], match, move.code)
+        if engine_state(match).phase == engine.DECIDE:
+            decide_all(match, clients)
+    raise AssertionError("no scout & show came up")
+
+
+def test_scout_and_show_is_chosen_in_two_steps_and_played_as_one_move(make_member, client_for):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    seat, state, moves = advance_to_scout_show(match, clients, random.Random(3))
+    legal = {m.code for m in moves if isinstance(m, engine.ScoutShow)}
+    html = page(clients[seat], match)
+    assert "sc-mode-ss" in html and codes(html, "cs") == set()
+    links = SS_LINK.findall(html)
+    assert links
+
+    # Every scout & show is reachable through exactly the offered first steps.
+    context = present.table_context(engine.view(state, seat), moves, seat)
+    reached = set()
+    for key in links:
+        step = present.scout_show_step(context["sc_ss"], key)
+        assert step, f"{key} was offered but leads nowhere"
+        for group in step["groups"]:
+            reached |= {engine.parse_move(w["code"]).code for w in group["windows"]}
+    assert reached == legal
+
+    second = page(clients[seat], match, ss=links[0])
+    offered = codes(second, "cs")
+    assert offered and {engine.parse_move(c).code for c in offered} <= legal
+    assert "sc-ss-back" in second and "scard" in second and "marked" in second
+    fragment = play(clients[seat], match, sorted(offered)[0]).content.decode()
+    assert 'class="ev-scout_show"' in fragment
+    assert engine_state(match).chips[seat] is True
+    player = re.search(rf'<li class="sc-player[^"]*" data-seat="{seat}">(.*?)</li>', fragment, re.S)
+    assert 'class="stat chip spent"' in player.group(1)
+
+
+def test_a_bad_scout_and_show_address_shows_the_first_step_again(make_member, client_for):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    seat, _state, _moves = advance_to_scout_show(match, clients, random.Random(5))
+    for garbage in ("Z9-1", "L0-99", "L0-x", "R1", "L0-" + "9" * 40):
+        html = page(clients[seat], match, ss=garbage)
+        assert codes(html, "cs") == set() and SS_LINK.findall(html)
+    # htmx asks for the same step as a fragment.
+    key = SS_LINK.findall(page(clients[seat], match))[0]
+    response = clients[seat].get(match.get_absolute_url(), {"ss": key}, HTTP_HX_REQUEST="true")
+    assert b'id="table"' in response.content and b"<html" not in response.content
+    assert codes(response.content.decode(), "cs")
+
+
+def play_out(match, users, rng):
+    for _ in range(2000):
+        match.refresh_from_db()
+        if match.status != Match.Status.PLAYING:
+            return
+        state = match.engine.load(match.state)
+        seat = engine.to_move(state)[0]
+        moves = engine.legal_moves(state, seat)
+        show = longest_show(moves)
+        move = show if show and rng.random() < 0.8 else rng.choice(moves)
+        actions.play_move(match.pk, users[seat], move.code, match.version)
+    raise AssertionError("the match did not end")
+
+
+def test_the_last_round_ends_the_match_with_its_scoring_and_the_winners(make_member, client_for):
+    match, users, clients = seated(make_member, client_for, 2)
+    play_out(match, users, random.Random(11))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    state = engine_state(match)
+    html = page(clients[0], match)
+    assert "hx-trigger" not in html and 'class="panel sc-over"' in html
+    best = max(state.scores)
+    winners = {int(s) for s in re.findall(r'class="sc-winner" data-seat="(\d+)"', html)}
+    assert winners == {i for i, s in enumerate(state.scores) if s == best}
+    breakdown = re.search(r'<table class="data sc-breakdown">(.*?)</table>', html, re.S).group(1)
+    assert len(re.findall(r"<tr data-seat=", breakdown)) == 2
+    if state.owner is not None:
+        assert f'<tr data-seat="{state.owner}" class="exempt">' in breakdown
+    scores = re.search(r'<section class="panel sc-scores".*?</section>', html, re.S).group(0)
+    assert scores.count('<th class="num">') == 3, "two rounds and the total"
+    assert codes(html, "s") == set() and codes(html, "c") == set()
+    replay = client_for(users[0]).get(reverse("games:replay", args=[match.pk]))
+    assert replay.status_code == 200 and b"scard" in replay.content
+
+
+def test_a_spectator_sees_the_table_but_no_hand_and_no_move(make_member, client_for, charlie):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    html = page(client_for(charlie), match)
+    assert "sc-hand" not in html and not CODE.findall(html)
+    assert html.count('<li class="sc-player') == 3
+
+
+def test_the_rules_page_exists_in_spanish_and_english(client):
+    url = reverse("games:rules", args=["scout"])
+    spanish = client.get(url, HTTP_ACCEPT_LANGUAGE="es")
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en")
+    assert spanish.status_code == english.status_code == 200
+    assert "games/scout/rules_es.html" in [t.name for t in spanish.templates]
+    assert "games/scout/rules_en.html" in [t.name for t in english.templates]
+
+
+def test_the_card_template_takes_a_card_string_or_an_id():
+    assert present.card("7/3")["up"] == 7 and present.card("7/3")["down"] == 3
+    assert present.card("3-7")["text"] == "3/7"
+    assert present.describe_set(["4/1", "5/2", "6/9"])["kind"] == "run"
+    assert present.describe_set(["6/1", "5/2", "4/9"])["low"] == 4
+    assert present.describe_set(["4/1", "4/2"])["kind"] == "group"
+    assert present.describe_set(["4/1", "6/2"]) is None
