@@ -43,13 +43,25 @@ class MoveResult:
 
 def _locked(match_id: int) -> Match:
     try:
-        return Match.objects.select_for_update().get(pk=match_id)
+        # Lock only the match row (of=self): the variant is read, never written here.
+        return (
+            Match.objects.select_related("variant")
+            .select_for_update(of=("self",))
+            .get(pk=match_id)
+        )
     except Match.DoesNotExist:
         raise NoSuchMatch(_("That match does not exist.")) from None
 
 
 def _seats(match: Match) -> list[Seat]:
-    return list(match.seats.select_related("user").order_by("index"))
+    seats = list(match.seats.select_related("user").order_by("index"))
+    # Keep them as the match's prefetched seats, so the page drawn after the action reuses
+    # them instead of querying again.
+    cached = match.seats.all()
+    cached._result_cache = seats
+    cached._prefetch_done = True
+    match._prefetched_objects_cache = {"seats": cached}
+    return seats
 
 
 @transaction.atomic

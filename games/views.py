@@ -168,7 +168,7 @@ def move(request, pk):
     except ValueError:
         version = None
     try:
-        actions.play_move(pk, request.user, code, version)
+        result = actions.play_move(pk, request.user, code, version)
     except actions.NoSuchMatch:
         raise Http404(_("There is no match with that number.")) from None
     except actions.ActionError as error:
@@ -178,7 +178,8 @@ def move(request, pk):
         return _render_table(request, access.match_for_viewer(pk), error=str(error))
     if not request.htmx:
         return redirect("games:match", pk=pk)
-    return _render_table(request, access.match_for_viewer(pk))
+    # The match as the move left it, seats included: no need to read it again.
+    return _render_table(request, result.match)
 
 
 @require_POST
