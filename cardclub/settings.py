@@ -56,6 +56,8 @@ INSTALLED_APPS = [
     "axes",
     "cardclub.accounts",
     "games",
+    "cardclub.ratings",
+    "cardclub.leagues",
 ]
 
 MIDDLEWARE = [

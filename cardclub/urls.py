@@ -13,5 +13,7 @@ urlpatterns = [
     # Visitors choose their language before they have an account.
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("play/", include("games.urls")),
+    path("ratings/", include("cardclub.ratings.urls")),
+    path("leagues/", include("cardclub.leagues.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -45,9 +45,7 @@ def _locked(match_id: int) -> Match:
     try:
         # Lock only the match row (of=self): the variant is read, never written here.
         return (
-            Match.objects.select_related("variant")
-            .select_for_update(of=("self",))
-            .get(pk=match_id)
+            Match.objects.select_related("variant").select_for_update(of=("self",)).get(pk=match_id)
         )
     except Match.DoesNotExist:
         raise NoSuchMatch(_("That match does not exist.")) from None
@@ -254,7 +252,8 @@ def _store(match: Match, seats: list[Seat], state) -> None:
 
 @transaction.atomic
 def resign(match_id: int, user) -> Match:
-    """Give up: the match ends, the resigning member ranks last and the others share first."""
+    """Give up: the match ends, the resigning member (and a partner) rank last and the others
+    share first."""
     match = _locked(match_id)
     if match.status != Match.Status.PLAYING:
         raise ActionError(_("This match is not being played."))
@@ -262,9 +261,12 @@ def resign(match_id: int, user) -> Match:
     seat = next((s for s in seats if s.user_id == user.pk), None)
     if seat is None:
         raise ActionError(_("You are not playing in this match."))
+    # Playing in pairs (seats 0+2 against 1+3), the partner loses with the resigner.
+    pairs = bool(match.options.get("pairs"))
+    losers = {s.index for s in seats if s.index % 2 == seat.index % 2} if pairs else {seat.index}
     for other in seats:
         other.to_move = False
-        other.rank = 2 if other.index == seat.index else 1
+        other.rank = 2 if other.index in losers else 1
         other.score = None
     seat.resigned = True
     Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned"])

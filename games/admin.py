@@ -48,7 +48,18 @@ class RuleVariantForm(forms.ModelForm):
 
     class Meta:
         model = RuleVariant
-        exclude = ["options"]
+        # The options are edited through one field per engine option, never as raw JSON.
+        fields = [
+            "game",
+            "slug",
+            "name_es",
+            "name_en",
+            "description_es",
+            "description_en",
+            "active",
+            "rated",
+            "ordering",
+        ]
 
     def __init__(self, *args, games=None, **kwargs):
         super().__init__(*args, **kwargs)

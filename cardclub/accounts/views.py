@@ -8,6 +8,8 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from cardclub.ratings.profile import member_context
+
 from .forms import ProfileForm, SignupForm
 
 User = get_user_model()
@@ -40,4 +42,6 @@ def profile_edit(request):
 
 def member(request, username):
     person = get_object_or_404(User, username=username, is_active=True)
-    return TemplateResponse(request, "accounts/member.html", {"person": person})
+    return TemplateResponse(
+        request, "accounts/member.html", {"person": person, **member_context(person)}
+    )

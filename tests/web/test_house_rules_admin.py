@@ -81,7 +81,10 @@ def test_an_invalid_combination_cannot_be_saved(admin_client):
         reverse("admin:games_rulevariant_add") + "?game=schotten_totten",
         base_data(
             game="schotten_totten",
-            **{"opt__schotten_totten__claim_timing": "after_play", "opt__schotten_totten__rounds": 12},
+            **{
+                "opt__schotten_totten__claim_timing": "after_play",
+                "opt__schotten_totten__rounds": 12,
+            },
         ),
     )
     assert response.status_code == 200
@@ -92,9 +95,7 @@ def test_an_invalid_combination_cannot_be_saved(admin_client):
 def test_house_rules_used_by_a_match_cannot_be_deleted(admin_client, alice):
     rules = variant("escoba", "renuncio")
     actions.create_match(alice, rules, 2, ["open"])
-    admin_client.post(
-        reverse("admin:games_rulevariant_delete", args=[rules.pk]), {"post": "yes"}
-    )
+    admin_client.post(reverse("admin:games_rulevariant_delete", args=[rules.pk]), {"post": "yes"})
     assert RuleVariant.objects.filter(pk=rules.pk).exists()
 
 

@@ -339,3 +339,11 @@ def test_a_table_filled_with_bots_starts_at_once_unrated(alice):
     assert match.rated is False
     seat = match.engine.to_move(match.engine.load(match.state))
     assert seat == (0,)
+
+
+def test_resigning_in_pairs_loses_for_the_partner_too(make_member):
+    users = [make_member(f"p{i}") for i in range(4)]
+    match = start_match("escoba", users, slug="por-parejas")
+    actions.resign(match.pk, users[1])
+    ranks = dict(match.seats.values_list("index", "rank"))
+    assert ranks == {0: 1, 1: 2, 2: 1, 3: 2}

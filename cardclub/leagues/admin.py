@@ -1,0 +1,163 @@
+"""The club admin runs a season from here: players, fixtures, rounds, forfeits, deadlines."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from .models import (
+    Fixture,
+    FixtureSeat,
+    League,
+    LeagueError,
+    ResultChange,
+    Round,
+    Season,
+    SeasonPlayer,
+)
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ["name", "game", "variant"]
+    list_filter = ["game"]
+
+
+class SeasonPlayerInline(admin.TabularInline):
+    model = SeasonPlayer
+    extra = 1
+    autocomplete_fields = ["user"]
+
+
+def _each(modeladmin, request, queryset, method, done_message):
+    for obj in queryset:
+        try:
+            method(obj)
+        except LeagueError as error:
+            modeladmin.message_user(request, f"{obj}: {error}", messages.ERROR)
+        else:
+            modeladmin.message_user(request, f"{obj}: {done_message}", messages.SUCCESS)
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    list_display = ["name", "league", "format", "status", "current_round", "starts_on"]
+    list_filter = ["status", "league"]
+    inlines = [SeasonPlayerInline]
+    actions = ["generate_fixtures", "next_round", "close_season"]
+
+    @admin.action(description=_("Generate fixtures (once) and start the season"))
+    def generate_fixtures(self, request, queryset):
+        _each(self, request, queryset, Season.generate_fixtures, _("fixtures generated."))
+
+    @admin.action(description=_("Move to the next round"))
+    def next_round(self, request, queryset):
+        _each(self, request, queryset, Season.next_round, _("moved to the next round."))
+
+    @admin.action(description=_("Close the season"))
+    def close_season(self, request, queryset):
+        _each(self, request, queryset, Season.close, _("closed."))
+
+
+class FixtureSeatInline(admin.TabularInline):
+    model = FixtureSeat
+    extra = 0
+    # Results change only through the actions below, which leave an audit line.
+    readonly_fields = ["index", "user", "rank", "score", "forfeited"]
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class ResultChangeInline(admin.TabularInline):
+    model = ResultChange
+    extra = 0
+    readonly_fields = ["changed_at", "changed_by", "note", "before", "after"]
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class OverdueFilter(admin.SimpleListFilter):
+    title = _("overdue")
+    parameter_name = "overdue"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("Past the deadline, unplayed"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.overdue(timezone.now())
+        return queryset
+
+
+@admin.register(Fixture)
+class FixtureAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "round", "table", "status", "deadline", "match"]
+    list_filter = [OverdueFilter, "status", "round__season"]
+    readonly_fields = ["round", "table", "match", "status", "result_at", "deadline"]
+    inlines = [FixtureSeatInline, ResultChangeInline]
+    actions = [
+        "forfeit_first",
+        "forfeit_second",
+        "forfeit_all",
+        "forfeit_holding_up",
+        "extend_deadline",
+    ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("seats__user", "match__seats")
+
+    def _forfeit(self, request, queryset, pick):
+        done = 0
+        for fixture in queryset:
+            try:
+                fixture.record_forfeit(pick(fixture), by=request.user)
+            except LeagueError as error:
+                self.message_user(request, f"{fixture}: {error}", messages.ERROR)
+            else:
+                done += 1
+        if done:
+            self.message_user(
+                request,
+                ngettext("%(n)d forfeit recorded.", "%(n)d forfeits recorded.", done) % {"n": done},
+                messages.SUCCESS,
+            )
+
+    @admin.action(description=_("Forfeit: the first seat loses"))
+    def forfeit_first(self, request, queryset):
+        self._forfeit(request, queryset, lambda f: {0})
+
+    @admin.action(description=_("Forfeit: the second seat loses"))
+    def forfeit_second(self, request, queryset):
+        self._forfeit(request, queryset, lambda f: {1})
+
+    @admin.action(description=_("Double forfeit: every seat loses"))
+    def forfeit_all(self, request, queryset):
+        self._forfeit(request, queryset, lambda f: {s.index for s in f.seats.all()})
+
+    @admin.action(description=_("Forfeit: whoever is holding the fixture up loses"))
+    def forfeit_holding_up(self, request, queryset):
+        self._forfeit(request, queryset, Fixture.holding_up)
+
+    @admin.action(description=_("Extend the deadline by the season's round length"))
+    def extend_deadline(self, request, queryset):
+        for fixture in queryset.select_related("round__season"):
+            fixture.extend_deadline(fixture.round.season.round_days, by=request.user)
+        self.message_user(request, _("Deadlines extended."), messages.SUCCESS)
+
+
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "season", "deadline"]
+    list_filter = ["season"]
+
+
+@admin.register(ResultChange)
+class ResultChangeAdmin(admin.ModelAdmin):
+    list_display = ["fixture", "note", "changed_by", "changed_at"]
+    readonly_fields = ["fixture", "note", "changed_by", "changed_at", "before", "after"]

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class LeaguesConfig(AppConfig):
+    name = "cardclub.leagues"
+    label = "leagues"
+    verbose_name = _("Leagues")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games.actions import match_finished
+
+        from .signals import on_match_finished
+
+        # A stable dispatch_uid: ready() may run twice, and a second connection would be harmless
+        # here but wasteful.
+        match_finished.connect(on_match_finished, dispatch_uid="leagues.on_match_finished")

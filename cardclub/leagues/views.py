@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import Count, Prefetch
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from . import access, actions, standings
+from .models import Fixture, FixtureSeat, League, LeagueError, Round, Season
+
+
+@require_GET
+def league_list(request):
+    leagues = League.objects.select_related("variant").prefetch_related(
+        Prefetch(
+            "seasons",
+            queryset=Season.objects.annotate(player_count=Count("players")).order_by(
+                "-starts_on", "-pk"
+            ),
+        )
+    )
+    return TemplateResponse(request, "leagues/list.html", {"leagues": leagues})
+
+
+def _round_fixtures(round_):
+    """One round's fixtures with their seats and matches, in two queries."""
+    seats = Prefetch("seats", queryset=FixtureSeat.objects.select_related("user").order_by("index"))
+    return list(
+        round_.fixtures.select_related("match")
+        .only("round_id", "table", "deadline", "status", "match__status", "match_id")
+        .prefetch_related(seats)
+        .order_by("table")
+    )
+
+
+def _chosen_round(request, season: Season, rounds: list[Round]) -> Round | None:
+    """The round asked for in ``?round=``, else the current one, else the first."""
+    by_number = {round_.number: round_ for round_ in rounds}
+    try:
+        wanted = int(request.GET.get("round", ""))
+    except ValueError:
+        wanted = season.current_round
+    return by_number.get(wanted) or by_number.get(season.current_round) or next(iter(rounds), None)
+
+
+@require_GET
+def season_page(request, pk):
+    """Standings, crosstable and one round's fixtures. Only one round at a time: a 40-member
+    double round robin has 1,560 fixtures, far too many for one page (or a phone)."""
+    season = access.season_or_404(pk)
+    players = dict(season.players.values_list("user_id", "user__username"))
+    table, cross = standings.season_tables(season, players)
+    rounds = list(season.rounds.order_by("number"))
+    shown = _chosen_round(request, season, rounds)
+    fixtures = _round_fixtures(shown) if shown else []
+    now = timezone.now()
+    seated = set()
+    for fixture in fixtures:
+        fixture.mine = any(s.user_id == request.user.pk for s in fixture.seats.all())
+        fixture.overdue = fixture.is_overdue(now)
+        seated.update(s.user_id for s in fixture.seats.all())
+    # Those not at any table in the round sit out (a bye); show them so nobody wonders.
+    sitting_out = sorted(name for uid, name in players.items() if uid not in seated)
+    return TemplateResponse(
+        request,
+        "leagues/season.html",
+        {
+            "season": season,
+            "standings": table,
+            "crosstable": cross,
+            "rounds": rounds,
+            "round": shown,
+            "fixtures": fixtures,
+            "sitting_out": sitting_out if fixtures else [],
+            "round_open": shown is not None
+            and season.status == Season.Status.RUNNING
+            and shown.number <= season.current_round,
+            "is_player": request.user.pk in players,
+            "can_join": season.status == Season.Status.REGISTRATION
+            and request.user.pk not in players,
+        },
+    )
+
+
+@require_POST
+def join(request, pk):
+    season = access.season_or_404(pk)
+    try:
+        actions.join_season(season, request.user)
+    except LeagueError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("You have joined the season."))
+    return redirect(season)
+
+
+@require_POST
+def start(request, pk):
+    fixture = access.fixture_or_404(pk)
+    try:
+        fixture = actions.start_fixture(fixture.pk, request.user)
+    except LeagueError as error:
+        messages.error(request, str(error))
+        return redirect(fixture.round.season)
+    return redirect(fixture.match)
+
+
+def my_next_fixtures(user, limit: int = 5):
+    """The member's unplayed fixtures in running seasons, soonest deadline first (lobby)."""
+    seats = Prefetch("seats", queryset=FixtureSeat.objects.select_related("user").order_by("index"))
+    return list(
+        Fixture.objects.unplayed()
+        .filter(seats__user=user, round__season__status=Season.Status.RUNNING)
+        .select_related("round__season__league", "match")
+        .prefetch_related(seats)
+        .order_by("deadline", "pk")[:limit]
+    )

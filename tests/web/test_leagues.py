@@ -1,0 +1,327 @@
+"""Club leagues through the site: joining, fixtures, playing them, forfeits, the admin."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
+
+from cardclub.leagues import actions
+from cardclub.leagues.models import Fixture, League, LeagueError, ResultChange, Season
+from games import actions as game_actions
+from games.models import Match
+from tests.web.table_helpers import variant
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def league():
+    return League.objects.create(
+        name="Liga de otoño", game="schotten_totten", variant=variant("schotten_totten")
+    )
+
+
+@pytest.fixture
+def season(league):
+    return Season.objects.create(league=league, name="2026", starts_on=date.today())
+
+
+@pytest.fixture
+def four(make_member, alice, bob):
+    return [alice, bob, make_member("dora"), make_member("eva")]
+
+
+@pytest.fixture
+def running(season, four):
+    for member in four:
+        season.add_player(member)
+    season.generate_fixtures()
+    return season
+
+
+def my_fixture(season, user, number=1) -> Fixture:
+    return Fixture.objects.get(round__season=season, round__number=number, seats__user=user)
+
+
+def rows(client, season):
+    page = client.get(reverse("leagues:season", args=[season.pk]))
+    return {row.name: row for row in page.context["standings"]}
+
+
+def test_a_member_joins_a_season_while_registration_is_open(client_for, alice, season):
+    response = client_for(alice).post(reverse("leagues:join", args=[season.pk]))
+    assert response.status_code == 302
+    assert season.players.filter(user=alice).exists()
+
+
+def test_nobody_joins_once_the_season_has_started(client_for, charlie, running):
+    client_for(charlie).post(reverse("leagues:join", args=[running.pk]))
+    assert not running.players.filter(user=charlie).exists()
+    with pytest.raises(LeagueError):
+        running.add_player(charlie)
+
+
+def test_generating_fixtures_makes_every_round_and_refuses_a_second_time(running, four):
+    assert running.status == Season.Status.RUNNING
+    assert running.current_round == 1
+    assert running.rounds.count() == 3
+    assert Fixture.objects.filter(round__season=running).count() == 6
+    first = running.rounds.get(number=1)
+    assert first.deadline == running.deadline_for(1)
+    assert running.deadline_for(2) - running.deadline_for(1) == timedelta(days=7)
+    with pytest.raises(LeagueError):
+        running.generate_fixtures()
+    assert Fixture.objects.filter(round__season=running).count() == 6
+
+
+def test_fixtures_need_a_table_size_the_house_rules_allow(season, four):
+    season.format = Season.Format.TABLES
+    season.table_size = 3  # Schotten Totten is for two
+    season.save()
+    for member in four:
+        season.add_player(member)
+    with pytest.raises(LeagueError):
+        season.generate_fixtures()
+    assert not season.rounds.exists()
+
+
+def test_a_seated_member_starts_the_fixture_match_in_the_fixtures_seat_order(
+    client_for, running, alice
+):
+    fixture = my_fixture(running, alice)
+    response = client_for(alice).post(reverse("leagues:start", args=[fixture.pk]))
+    fixture.refresh_from_db()
+    assert response.status_code == 302
+    assert response["Location"] == fixture.match.get_absolute_url()
+    match = fixture.match
+    assert match.status == Match.Status.PLAYING
+    assert match.rated
+    assert match.variant == running.league.variant
+    assert [s.user_id for s in match.seats.order_by("index")] == [
+        s.user_id for s in fixture.seats.order_by("index")
+    ]
+    assert fixture.status == Fixture.Status.PLAYING
+
+
+def test_a_fixture_is_started_once_and_only_by_its_members(running, alice, charlie):
+    fixture = my_fixture(running, alice)
+    with pytest.raises(LeagueError):
+        actions.start_fixture(fixture.pk, charlie)
+    actions.start_fixture(fixture.pk, alice)
+    with pytest.raises(LeagueError):
+        actions.start_fixture(fixture.pk, alice)
+    assert Match.objects.count() == 1
+
+
+def test_a_later_rounds_fixture_waits_for_its_round(running, alice):
+    with pytest.raises(LeagueError):
+        actions.start_fixture(my_fixture(running, alice, number=2).pk, alice)
+    running.next_round()
+    actions.start_fixture(my_fixture(running, alice, number=2).pk, alice)
+
+
+def test_a_fixture_match_that_finishes_updates_the_standings(client_for, running, alice):
+    fixture = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    opponent = fixture.seats.exclude(user=alice).get().user
+    game_actions.resign(fixture.match.pk, alice)
+    fixture.refresh_from_db()
+    assert fixture.status == Fixture.Status.PLAYED
+    table = rows(client_for(alice), running)
+    assert (table[opponent.username].points, table[opponent.username].won) == (3, 1)
+    assert (table["alice"].points, table["alice"].lost) == (0, 1)
+    change = ResultChange.objects.get(fixture=fixture)
+    assert change.changed_by is None
+
+
+def test_a_match_outside_any_league_leaves_the_standings_alone(alice, bob, running):
+    match = game_actions.start_match_for([alice, bob], variant("schotten_totten"))
+    game_actions.resign(match.pk, alice)
+    assert not Fixture.objects.filter(status=Fixture.Status.PLAYED).exists()
+
+
+def test_start_match_for_seats_members_in_the_order_given_and_starts(alice, bob):
+    match = game_actions.start_match_for([bob, alice], variant("schotten_totten"))
+    assert match.status == Match.Status.PLAYING
+    assert [s.user for s in match.seats.order_by("index")] == [bob, alice]
+    assert match.rated and match.state is not None
+
+
+def test_the_season_page_shows_standings_rounds_and_a_start_button(client_for, running, alice):
+    page = client_for(alice).get(reverse("leagues:season", args=[running.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'id="standings"' in html
+    assert reverse("leagues:start", args=[my_fixture(running, alice).pk]) in html
+    assert len(page.context["rounds"]) == 3
+
+
+def test_a_played_fixture_links_to_its_replay_and_the_crosstable_shows_it(
+    client_for, running, alice
+):
+    fixture = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    game_actions.resign(fixture.match.pk, alice)
+    html = client_for(alice).get(reverse("leagues:season", args=[running.pk])).content.decode()
+    assert reverse("games:replay", args=[fixture.match.pk]) in html
+    assert 'id="crosstable"' in html
+
+
+def test_the_season_page_query_count_is_pinned(
+    client_for, running, alice, django_assert_max_num_queries
+):
+    for number in (1, 2):
+        for fixture in Fixture.objects.filter(round__season=running, round__number=number):
+            running.current_round = number
+            running.save()
+            member = fixture.seats.first().user
+            started = actions.start_fixture(fixture.pk, member)
+            game_actions.resign(started.match.pk, member)
+    client = client_for(alice)
+    with django_assert_max_num_queries(10):
+        client.get(reverse("leagues:season", args=[running.pk]))
+
+
+def test_the_lobby_lists_my_next_fixtures_with_their_deadlines(client_for, running, alice):
+    html = client_for(alice).get(reverse("games:lobby")).content.decode()
+    assert "league-fixtures-h" in html
+    assert reverse("leagues:start", args=[my_fixture(running, alice).pk]) in html
+
+
+def test_the_league_list_shows_seasons(client_for, running, alice):
+    html = client_for(alice).get(reverse("leagues:list")).content.decode()
+    assert running.get_absolute_url() in html
+    assert running.league.name in html
+
+
+def test_a_forfeit_gives_the_other_side_the_win_and_is_audited(client_for, running, alice):
+    fixture = my_fixture(running, alice)
+    alice_index = fixture.seats.get(user=alice).index
+    fixture.record_forfeit({alice_index}, by=alice)
+    table = rows(client_for(alice), running)
+    other = fixture.seats.exclude(user=alice).get().user.username
+    assert (table["alice"].points, table["alice"].lost) == (0, 1)
+    assert table[other].points == 3
+    assert ResultChange.objects.get(fixture=fixture).changed_by == alice
+
+
+def test_a_double_forfeit_gives_nobody_points(client_for, running, alice):
+    fixture = my_fixture(running, alice)
+    fixture.record_forfeit({0, 1})
+    table = rows(client_for(alice), running)
+    for seat in fixture.seats.all():
+        assert (table[seat.user.username].points, table[seat.user.username].played) == (0, 1)
+
+
+def test_a_played_fixtures_result_cannot_be_overwritten_by_a_forfeit(running, alice):
+    fixture = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    game_actions.resign(fixture.match.pk, alice)
+    fixture.refresh_from_db()
+    with pytest.raises(LeagueError):
+        fixture.record_forfeit({0})
+
+
+def test_the_overdue_command_forfeits_late_fixtures_and_reports_them(running, alice):
+    late = timezone.now() - timedelta(days=1)
+    started = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    Fixture.objects.filter(round__season=running, round__number=1).update(deadline=late)
+    to_move = started.match.seats.get(to_move=True).index
+    out = StringIO()
+    call_command("overdue_fixtures", stdout=out)
+    report = out.getvalue()
+    assert "recorded 2 forfeit(s)." in report
+    assert "double forfeit" in report
+    started.refresh_from_db()
+    assert started.status == Fixture.Status.FORFEIT
+    assert list(started.seats.filter(forfeited=True).values_list("index", flat=True)) == [to_move]
+    other = Fixture.objects.get(round__season=running, round__number=1, match__isnull=True)
+    assert other.seats.filter(forfeited=True).count() == 2
+
+
+def test_the_overdue_command_can_only_report(running):
+    Fixture.objects.filter(round__season=running, round__number=1).update(
+        deadline=timezone.now() - timedelta(hours=1)
+    )
+    out = StringIO()
+    call_command("overdue_fixtures", "--dry-run", stdout=out)
+    assert "would record 2 forfeit(s)." in out.getvalue()
+    assert not Fixture.objects.filter(status=Fixture.Status.FORFEIT).exists()
+
+
+@pytest.fixture
+def admin_client(client_for, make_member):
+    return client_for(make_member("boss", is_staff=True, is_superuser=True))
+
+
+def test_the_admin_generates_fixtures_moves_rounds_and_closes_the_season(
+    admin_client, season, four
+):
+    for member in four:
+        season.add_player(member)
+    url = reverse("admin:leagues_season_changelist")
+
+    def act(action):
+        return admin_client.post(url, {"action": action, "_selected_action": [season.pk]})
+
+    act("generate_fixtures")
+    act("generate_fixtures")  # refused: the fixtures stay as they were
+    season.refresh_from_db()
+    assert season.status == Season.Status.RUNNING
+    assert Fixture.objects.filter(round__season=season).count() == 6
+    act("next_round")
+    season.refresh_from_db()
+    assert season.current_round == 2
+    act("close_season")
+    season.refresh_from_db()
+    assert season.status == Season.Status.FINISHED
+
+
+def test_the_admin_records_forfeits_and_extends_deadlines(admin_client, running, alice):
+    url = reverse("admin:leagues_fixture_changelist")
+    first = my_fixture(running, alice)
+    deadline = first.deadline
+    admin_client.post(url, {"action": "extend_deadline", "_selected_action": [first.pk]})
+    first.refresh_from_db()
+    assert first.deadline == deadline + timedelta(days=7)
+    admin_client.post(url, {"action": "forfeit_second", "_selected_action": [first.pk]})
+    first.refresh_from_db()
+    assert first.status == Fixture.Status.FORFEIT
+    assert first.seats.get(index=1).forfeited
+    assert first.changes.filter(changed_by__username="boss").count() == 2
+    page = admin_client.get(url + "?overdue=yes")
+    assert page.status_code == 200
+
+
+def test_table_seasons_seat_several_members_and_rank_points_by_place(make_member, client_for):
+    scout = League.objects.create(name="Scout", game="scout", variant=variant("scout"))
+    season = Season.objects.create(
+        league=scout, name="T", format=Season.Format.TABLES, table_size=3, table_rounds=3
+    )
+    members = [make_member(f"m{i}") for i in range(4)]
+    for member in members:
+        season.add_player(member)
+    season.generate_fixtures()
+    first = season.rounds.get(number=1)
+    assert first.fixtures.count() == 1
+    fixture = first.fixtures.get()
+    seated = [s.user for s in fixture.seats.order_by("index")]
+    started = actions.start_fixture(fixture.pk, seated[0])
+    game_actions.resign(started.match.pk, seated[0])
+    table = rows(client_for(seated[1]), season)
+    assert table[seated[0].username].points == 0
+    assert table[seated[1].username].points == 2  # shared first of three: 2/1/0
+    page = client_for(seated[1]).get(reverse("leagues:season", args=[season.pk]))
+    assert page.context["crosstable"] is None
+    assert len(page.context["sitting_out"]) == 1
+
+
+def test_the_season_page_shows_the_round_asked_for(client_for, running, alice):
+    page = client_for(alice).get(reverse("leagues:season", args=[running.pk]) + "?round=3")
+    assert page.context["round"].number == 3
+    assert not page.context["round_open"]  # round 3 has not started: no start button
+    assert 'action="/leagues/fixture/' not in page.content.decode()
+    page = client_for(alice).get(reverse("leagues:season", args=[running.pk]) + "?round=x")
+    assert page.context["round"].number == 1
