@@ -36,7 +36,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -180,14 +180,23 @@ class Move:
         return f"l:{self.card}"
 
 
-# Moves are values, the same whoever makes them: build each lay once, and keep the captures
-# seen lately (legal_moves builds a few every turn; issue 4 wants a game within 5 ms).
+# Caches of the hot path (issue 4 wants a whole game within 5 ms). Everything in them is a pure
+# value that depends only on its key, so they cannot change an answer; each is simply emptied
+# when it grows past _CACHE_LIMIT entries. Plain dicts, because a lookup is cheaper than
+# through functools.lru_cache.
+_CACHE_LIMIT = 1 << 15
+
+# Moves are values, the same whoever makes them: each lay is built once, captures when seen.
 _LAY: dict[str, Move] = {card: Move(card) for card in DECK}
+_CAPTURES: dict[tuple[str, tuple[str, ...]], Move] = {}
 
 
-@lru_cache(maxsize=16384)
 def _capture_move(card: str, take: tuple[str, ...]) -> Move:
-    return Move(card, take)
+    """The move ``Move(card, take)``, built once (callers try ``_CAPTURES`` first)."""
+    if len(_CAPTURES) >= _CACHE_LIMIT:
+        _CAPTURES.clear()
+    move = _CAPTURES[(card, take)] = Move(card, take)
+    return move
 
 
 class Event(NamedTuple):
@@ -206,6 +215,11 @@ class Event(NamedTuple):
     cards: tuple[str, ...]
     escobas: int
     from_seat: int | None
+
+
+# Builds an Event from one tuple without the Python-level NamedTuple.__new__ (apply makes one
+# or two a move).
+_event = partial(tuple.__new__, Event)
 
 
 class SideScore(NamedTuple):
@@ -257,19 +271,11 @@ class State:
     last_hand: HandResult | None
 
 
-def _evolve(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` for the hot path of :func:`apply`.
-
-    A random game makes ~300 moves and must finish within 5 ms (issue 4), and building a
-    16-field frozen dataclass through its ``__init__`` (or ``replace``) is a large share of
-    that. Copying the field dict gives an instance equal to what ``replace`` would build,
-    without running ``__init__``; the caller passes only real field names.
-    """
-    new = object.__new__(State)
-    fields = new.__dict__
-    fields.update(state.__dict__)
-    fields.update(changes)
-    return new
+def _clear_caches() -> None:
+    """Empty the engine's caches (for benchmarks that want to time a cold start)."""
+    _SETS.clear()
+    _CAPTURES.clear()
+    _half_sets.cache_clear()
 
 
 # --------------------------------------------------------------------------- rule helpers
@@ -295,16 +301,27 @@ def _half_sets(values: tuple[int, ...], offset: int) -> dict[int, tuple[Position
     return {total: tuple(sets) for total, sets in by_sum.items()}
 
 
-@lru_cache(maxsize=32768)
+_SETS: dict[tuple[tuple[int, ...], int], tuple[Positions, ...]] = {}
+
+
 def _sets_making(values: tuple[int, ...], need: int) -> tuple[Positions, ...]:
     """Every set of positions of ``values`` whose values add up to ``need`` (at most 14).
 
     Which table cards make 15 with a card depends only on the values, never on the suits, and
-    the same tables come back over and over, so this is cached on the values (pure functions:
-    the caches cannot change an answer). It is the hot spot of a game (issue 4: 5 ms a game),
-    so it meets in the middle: the sets of the two halves of the table are paired up by sum.
-    Each set lists its positions in ascending order.
+    the same tables come back over and over, so the answer is kept in ``_SETS`` (callers on
+    the hot path look there first). The search meets in the middle: the sets of the two
+    halves of the table are paired up by sum. Each set lists its positions in ascending order.
     """
+    found = _SETS.get((values, need))
+    if found is not None:
+        return found
+    if len(_SETS) >= _CACHE_LIMIT:
+        _SETS.clear()
+    _SETS[(values, need)] = found = _pair_halves(values, need)
+    return found
+
+
+def _pair_halves(values: tuple[int, ...], need: int) -> tuple[Positions, ...]:
     half = len(values) // 2
     low = _half_sets(values[:half], 0)
     high = _half_sets(values[half:], half)
@@ -498,14 +515,16 @@ def _resolve(players: int, options: dict | None) -> Rules:
 def _deal_round(
     cards: Sequence[str], players: int, first: int
 ) -> tuple[tuple[tuple[str, ...], ...], int]:
-    """Three cards to each player, one at a time from ``first`` (rules "A hand", steps 1 and 5)."""
-    hands: list[list[str]] = [[] for _ in range(players)]
-    pos = 0
-    for _ in range(HAND_SIZE):
-        for k in range(players):
-            hands[(first + k) % players].append(cards[pos])
-            pos += 1
-    return tuple(tuple(h) for h in hands), pos
+    """Three cards to each player, one at a time from ``first`` (rules "A hand", steps 1 and 5).
+
+    Returns the hands and how many cards were dealt. Dealing one at a time, the k-th player
+    from ``first`` gets every ``players``-th card from the k-th on.
+    """
+    dealt = HAND_SIZE * players
+    hands: list[tuple[str, ...]] = [()] * players
+    for k in range(players):
+        hands[(first + k) % players] = tuple(cards[k:dealt:players])
+    return tuple(hands), dealt
 
 
 def _sorted(cards: Sequence[str]) -> tuple[str, ...]:
@@ -542,7 +561,9 @@ def _start_hand(
             escobas[side] = won
             # The opening take is a capture: it counts for "captured last".
             last_capturer = taker
-            history = (*history, Event(hand, taker, "opening", None, table, won, None))[-HISTORY:]
+            history = (*history, _event((hand, taker, "opening", None, table, won, None)))[
+                -HISTORY:
+            ]
             table = ()
     return State(
         players=players,
@@ -607,10 +628,16 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     lays: list[Move] = []
     pick = table.__getitem__
     for card in hand:
-        sets = _sets_making(values, 15 - VALUE[card])
+        # _sets_making and _capture_move, their caches looked up inline.
+        key = (values, 15 - VALUE[card])
+        sets = _SETS.get(key)
+        if sets is None:
+            sets = _sets_making(*key)
         if sets:
             for at in sets:
-                captures.append(_capture_move(card, tuple(map(pick, at))))
+                take = tuple(map(pick, at))
+                move = _CAPTURES.get((card, take))
+                captures.append(move if move is not None else _capture_move(card, take))
             if lay_capturers:
                 lays.append(_LAY[card])
         else:
@@ -700,9 +727,9 @@ def apply(state: State, seat: int, move: Move) -> State:
         if escoba:
             escobas = escobas[:side] + (escobas[side] + 1,) + escobas[side + 1 :]
         last_capturer = seat
-        events: tuple[Event, ...] = (Event(number, seat, "capture", card, take, escoba, None),)
+        events: tuple[Event, ...] = (_event((number, seat, "capture", card, take, escoba, None)),)
     else:
-        events = (Event(number, seat, "lay", card, (), 0, None),)
+        events = (_event((number, seat, "lay", card, (), 0, None)),)
         rule = state.rules.capture_rule
         options = []
         if rule != "optional":
@@ -729,7 +756,7 @@ def apply(state: State, seat: int, move: Move) -> State:
             side = taker % 2 if state.rules.pairs else taker
             piles = piles[:side] + (piles[side] + (card, *take),) + piles[side + 1 :]
             last_capturer = taker
-            events += (Event(number, taker, "penalty", card, take, 0, seat),)
+            events += (_event((number, taker, "penalty", card, take, 0, seat)),)
         else:
             table = tuple(sorted((*table, card), key=_ORDER.__getitem__))
 
@@ -738,34 +765,30 @@ def apply(state: State, seat: int, move: Move) -> State:
     hands = hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
     history = (state.history + events)[-HISTORY:]
     turn = (seat + 1) % players
+    deck = state.deck
     # Play goes round from the mano to the dealer, so a round is over exactly when the dealer
     # has played their last card.
-    if seat != state.dealer or hand[1:]:
-        return _evolve(
-            state,
-            turn=turn,
-            hands=hands,
-            table=table,
-            piles=piles,
-            escobas=escobas,
-            last_capturer=last_capturer,
-            history=history,
-        )
-    if not state.deck:
-        return _end_hand(state, table, piles, escobas, last_capturer, history)
-    # A new round: the dealer played last, so the mano (next seat) is dealt first.
-    hands, pos = _deal_round(state.deck, players, turn)
-    return _evolve(
-        state,
-        turn=turn,
-        hands=hands,
-        deck=state.deck[pos:],
-        table=table,
-        piles=piles,
-        escobas=escobas,
-        last_capturer=last_capturer,
-        history=history,
-    )
+    if seat == state.dealer and not hand[1:]:
+        if not deck:
+            return _end_hand(state, table, piles, escobas, last_capturer, history)
+        # A new round: the mano (the next seat) is dealt first.
+        hands, dealt = _deal_round(deck, players, turn)
+        deck = deck[dealt:]
+    # dataclasses.replace, by hand: a game makes ~300 moves and must take under 5 ms
+    # (issue 4), and running the 16-field frozen __init__ (or replace) is a large share of
+    # that. Copying the field dict builds an equal instance without it.
+    new = object.__new__(State)
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields["turn"] = turn
+    fields["hands"] = hands
+    fields["deck"] = deck
+    fields["table"] = table
+    fields["piles"] = piles
+    fields["escobas"] = escobas
+    fields["last_capturer"] = last_capturer
+    fields["history"] = history
+    return new
 
 
 def _end_hand(
@@ -785,7 +808,7 @@ def _end_hand(
     taker = state.dealer if last_capturer is None else last_capturer
     side = _side(state, taker)
     piles = piles[:side] + (piles[side] + table,) + piles[side + 1 :]
-    history = (*history, Event(state.hand, taker, "last_take", None, table, 0, None))[-HISTORY:]
+    history = (*history, _event((state.hand, taker, "last_take", None, table, 0, None)))[-HISTORY:]
     sides = _breakdown(piles, escobas, state.rules.tie_points)
     scores = tuple(score + side.total for score, side in zip(state.scores, sides, strict=True))
     result = HandResult(state.hand, state.dealer, taker, table, tuple(sides), scores)

@@ -2,19 +2,25 @@
 
 The engine's :func:`engine.apply` is exact but costs a few hundred microseconds a move (immutable
 states, logs, the full claim proof), so a whole playout through it takes 15-30 ms and a search
-within 150 ms would see a handful of them. Playouts only need to be a faithful *model* of the
-rest of the round, so this module replays the rules on plain mutable lists:
+within 150 ms would see a handful of them. Playouts only need a faithful *model* of the rest of
+the round, so :class:`Round` replays the rules on plain mutable lists:
 
 * a play, then (``after_play``) the claims, then the draw; with ``before_play`` the claims come
-  first; passing when no card fits; the automatic award when nobody can play (as the engine);
-* claims use the same strength scale and tie-break as the engine. A claim against a side that
-  is not complete is proved like the engine does when that side holds two cards (no card off
-  the table completes it better); against a side of zero or one card it is only tried for
-  formations of three of a kind or better (a weaker one is all but never provable that early)
-  and then asked of :func:`engine.claim_valid`.
+  first; a pass when no card fits; the automatic award when nobody can play (as the engine);
+* every claimable stone is claimed at once. Claims use the engine's strength scale and
+  tie-break, and the proof against an incomplete side is the same question the engine asks:
+  can any card off the table complete that side into something stronger
+  (:func:`best_completion`, checked against brute force in the tests).
 
-The state is seeded from a full engine state (one of :func:`engine.sample_state`'s deals), and
-the real move is always chosen among the engine's legal moves; the model only scores it.
+The tests also replay whole games through the engine and this model side by side. A round is
+seeded from a full engine state (one of :func:`engine.sample_state`'s deals); the real move is
+always one of the engine's legal moves, the model only scores it.
+
+The playout policy (:meth:`Round.pick`) is the easy bot's idea made cheap: a side's worth is a
+coarse expected strength (:func:`pair_value`: the kinds a pair can still become, by their live
+cards), a stone's win chance a logistic of the difference (``SIG``), and a play is worth the
+change of that chance minus what the card was worth to our other waiting pairs.
+:meth:`Round.evaluate` judges a position where a playout stops (module doc of ``bots``).
 """
 
 from __future__ import annotations
@@ -134,95 +140,89 @@ def row(a: int, b: int) -> bytes:
     return r
 
 
-# Static guesses of what a side becomes, on the strength scale, for the playout policy: a pair
-# by its shape (plus the two values), a lone card, an empty side. Tuned by playing the policy
-# against the easy bot.
-GUESS_RUN_DRAW = 112
-GUESS_THREE_DRAW = 92
-GUESS_SUITED = 70
-GUESS_STRAIGHT_DRAW = 36
-GUESS_JUNK = 4
-GUESS_LONE = 30
+# Guesses on the strength scale (kind * 32 + sum) of what a lone card and an empty side become,
+# and the logistic scale of a stone's win chance; tuned by playing the policy against easy.
+LONE_BASE = 30
 EMPTY = 36
 SIG_SCALE = 32.0
 
 
-def _pair_guess(a: int, b: int) -> int:
-    """A static guess of what a two-card side becomes (dead cards are ignored: this is the
-    cheap playout policy, not the easy bot's estimate)."""
-    va, vb = VALUE[a], VALUE[b]
-    gap = abs(va - vb)
-    suited = COLOUR[a] == COLOUR[b]
-    if suited and gap in (1, 2):
-        return GUESS_RUN_DRAW + va + vb
-    if gap == 0:
-        return GUESS_THREE_DRAW + va + vb
-    if suited:
-        return GUESS_SUITED + va + vb
-    if gap in (1, 2):
-        return GUESS_STRAIGHT_DRAW + va + vb
-    return GUESS_JUNK + va + vb
-
-
 def tables() -> None:
-    """(Re)build the lookup tables from the guesses above."""
-    global PAIR, LONE, SIG
-    PAIR = tuple(_pair_guess(a, b) if a != b else 0 for a in range(N) for b in range(N))
-    LONE = tuple(GUESS_LONE + VALUE[c] for c in range(N))
+    """(Re)build the lookup tables from the constants above."""
+    global LONE, SIG
+    LONE = tuple(LONE_BASE + VALUE[c] for c in range(N))
     # Win chance of a stone by strength difference (logistic), offset by 256.
     SIG = tuple(1.0 / (1.0 + math.exp(-(d - 256) / SIG_SCALE)) for d in range(513))
 
 
-PAIR: tuple[int, ...] = ()
 LONE: tuple[int, ...] = ()
 SIG: tuple[float, ...] = ()
 tables()
+
 # Of the unseen cards, the share that will reach a given side (draws are shared among needs).
 REACH = 0.5
-_CATS: dict[int, tuple[int, int, int, int, int, int, int, int, int]] = {}
+_Kinds = tuple[tuple[tuple[int, int], ...], int]
 
 
-def _cats(a: int, b: int) -> tuple[int, int, int, int, int, int, int, int, int]:
-    """For the pair ``a, b``: the masks of third cards making a colour run, three of a kind,
-    colour, run, and a typical strength of each of those kinds and of a plain sum."""
-    key = a * N + b
-    got = _CATS.get(key)
-    if got is None:
-        r = row(a, b)
-        masks = [0] * 5
-        for c in range(N):
-            if c != a and c != b:
-                masks[r[c] >> 5] |= 1 << c
-        total = VALUE[a] + VALUE[b]
-        run = total + total // 2
-        got = (masks[4], masks[3], masks[2], masks[1], 128 + run, 96 + run, 69 + total, 32 + run)
-        got = (*got, total + 5)
-        _CATS[key] = _CATS[b * N + a] = got
-    return got
+def _kinds(a: int, b: int) -> _Kinds:
+    """For the pair ``a, b``: ``((mask, worth), ...), plain`` -- for each kind it can still
+    become, strongest first, the mask of the third cards that make it and a typical strength
+    of it; ``plain`` a typical plain sum. Kinds no third card makes are left out."""
+    r = row(a, b)
+    masks = [0] * 5
+    for c in range(N):
+        if c != a and c != b:
+            masks[r[c] >> 5] |= 1 << c
+    total = VALUE[a] + VALUE[b]
+    run = total + total // 2
+    worth = (0, 32 + run, 69 + total, 96 + run, 128 + run)
+    kinds = tuple((masks[k], worth[k]) for k in (4, 3, 2, 1) if masks[k])
+    return kinds, total + 5
+
+
+_KINDS: list[_Kinds | None] = [None] * (N * N)
 
 
 def _outs_table(q: float) -> tuple[float, ...]:
-    """The chance of getting at least one of ``n`` wanted cards, each reached with ``q``."""
-    q = min(q, 0.9)
-    return tuple(1.0 - (1.0 - q) ** n for n in range(7))
+    """The chance of getting at least one of ``n`` wanted cards, each reached with ``q``
+    (``q`` rounded to a hundredth, so the tables are shared)."""
+    key = min(90, round(q * 100))
+    got = _OUTS.get(key)
+    if got is None:
+        q = key / 100
+        got = _OUTS[key] = tuple(1.0 - (1.0 - q) ** n for n in range(N))
+    return got
+
+
+_OUTS: dict[int, tuple[float, ...]] = {}
+
+
+def _pair_kinds(a: int, b: int) -> _Kinds:
+    got = _KINDS[a * N + b]
+    if got is None:
+        got = _KINDS[a * N + b] = _KINDS[b * N + a] = _kinds(a, b)
+    return got
 
 
 def pair_value(a: int, b: int, held: int, free: int, pq: tuple[float, ...]) -> float:
     """The expected strength of a side holding ``a, b``: the best kind a card of ``held`` (a
     mask) completes for sure, above it each kind by its chance from its live cards (of
     ``free``, the cards off the table), else a plain sum."""
-    sf, th, fl, st, v_sf, v_th, v_fl, v_st, v_sum = _cats(a, b)
+    got = _KINDS[a * N + b]
+    if got is None:
+        got = _pair_kinds(a, b)
+    kinds, plain = got
     value = 0.0
     remain = 1.0
-    for mask, worth in ((sf, v_sf), (th, v_th), (fl, v_fl), (st, v_st)):
+    for mask, worth in kinds:
         if held & mask:
             return value + remain * worth
         n = (free & mask).bit_count()
         if n:
-            p = pq[n if n < 7 else 6]
+            p = pq[n]
             value += remain * p * worth
             remain *= 1.0 - p
-    return value + remain * v_sum
+    return value + remain * plain
 
 
 def _sig(d: float) -> float:
@@ -250,15 +250,13 @@ OUTCOME = tuple(_outcome(mask) for mask in range(512))
 def _chance_to_win(mask: int, probs: list[tuple[int, float]]) -> float:
     """The chance that the open stones (``(bit, our chance)``) fall so that we win, the stones
     of ``mask`` being ours already and the others theirs; stones taken as independent."""
-    dist = {mask: 1.0}
+    masks = [mask]
+    weights = [1.0]
     for bit, p in probs:
         q = 1.0 - p
-        nxt: dict[int, float] = {}
-        for m, w in dist.items():
-            nxt[m | bit] = nxt.get(m | bit, 0.0) + w * p
-            nxt[m] = nxt.get(m, 0.0) + w * q
-        dist = nxt
-    return sum(w * OUTCOME[m] for m, w in dist.items())
+        masks += [m | bit for m in masks]
+        weights = [w * q for w in weights] + [w * p for w in weights]
+    return sum([w * OUTCOME[m] for m, w in zip(masks, weights, strict=True)])
 
 
 # The price of spending a card, per point of its value (a tie-break between plays).
@@ -451,6 +449,7 @@ class Round:
         pq_op = _outs_table(REACH * (len(self.hands[other]) + half) / unseen)
         free_op = free & ~held
         low = min(hand, key=VALUE.__getitem__)
+        kinds_table = _KINDS
         empty_stone = -1
         empty_opp = 999.0
         # First pass: per open stone its opposition, and what each hand card is worth to the
@@ -482,7 +481,7 @@ class Round:
             if k == 2:
                 a, b = mine
                 now = pair_value(a, b, held, free, pq_me)
-                base = _sig(now - opp)
+                base = SIG[int(now - opp) + 256]
                 r = row(a, b)
                 top = max(hand, key=lambda c: r[c] * 16 - VALUE[c])
                 if r[top] >= 64:
@@ -491,13 +490,13 @@ class Round:
                     for c in hand:
                         if r[c] >= 64:
                             without = pair_value(a, b, held & ~(1 << c), free, pq_me)
-                            loss[c] = WEIGHT[s] * (base - _sig(without - opp))
+                            loss[c] = WEIGHT[s] * (base - SIG[int(without - opp) + 256])
                             cost[c] += loss[c]
                 else:
                     loss = {}
                 todo.append((s, k, kt, mine, opp, base, top, loss))
             else:
-                todo.append((s, k, kt, mine, opp, _sig(LONE[mine[0]] - opp), -1, {}))
+                todo.append((s, k, kt, mine, opp, SIG[int(LONE[mine[0]] - opp) + 256], -1, {}))
         best = -9.0
         pick = (-1, -1)
         for s, k, kt, mine, opp, base, top, loss in todo:
@@ -512,23 +511,36 @@ class Round:
                         tries.add(min(winners, key=VALUE.__getitem__))
                 for c in tries:
                     v = r[c]
-                    gain = ((1.0 if v > opp else 0.0) if kt == 3 else _sig(v - opp)) - base
+                    gain = (
+                        (1.0 if v > opp else 0.0) if kt == 3 else SIG[int(v - opp) + 256]
+                    ) - base
                     score = w * gain - PENALTY * VALUE[c] - cost[c] + loss.get(c, 0.0)
                     if score > best:
                         best, pick = score, (c, s)
             else:
-                a = mine[0]
+                a = mine[0] * N
                 for c in hand:
-                    v = pair_value(a, c, held & ~(1 << c), free, pq_me)
-                    score = w * (_sig(v - opp) - base) - PENALTY * VALUE[c] - cost[c]
+                    got = kinds_table[a + c]
+                    if got is None:
+                        got = _pair_kinds(mine[0], c)
+                    if not got[0]:
+                        # A pair that can only make a plain sum: only worth it as a dump.
+                        if c != low:
+                            continue
+                        v = got[1]
+                    else:
+                        v = pair_value(mine[0], c, held & ~(1 << c), free, pq_me)
+                    score = w * (SIG[int(v - opp) + 256] - base) - PENALTY * VALUE[c] - cost[c]
                     if score > best:
                         best, pick = score, (c, s)
         if empty_stone >= 0:
             w = WEIGHT[empty_stone]
-            base = _sig(EMPTY - empty_opp)
+            base = SIG[int(EMPTY - empty_opp) + 256]
             top = max(hand, key=VALUE.__getitem__)
             for c in (top, low) if top != low else (top,):
-                score = w * (_sig(LONE[c] - empty_opp) - base) - PENALTY * VALUE[c] - cost[c]
+                score = (
+                    w * (SIG[int(LONE[c] - empty_opp) + 256] - base) - PENALTY * VALUE[c] - cost[c]
+                )
                 if score > best:
                     best, pick = score, (c, empty_stone)
         if pick[0] < 0:

@@ -27,18 +27,31 @@ else, and only end the claim phase (``end``) when nothing is left to claim.
   be completed and where they change a contest; on a stone that is lost (or won) whatever we do
   nothing changes, and the cheapest card is dumped there rather than a high one.
 
-``hard`` is a determinized flat Monte-Carlo search: the best few plays by the easy score are the
-candidates; each iteration samples a deal consistent with the view
-(:func:`engine.sample_state`), and every candidate is played in that same deal (common random
-numbers, so candidates are compared on equal luck) and followed by a playout with a cheap
-greedy policy, claims made at once by both sides, to the end of the round. The candidate with
-the best mean result wins; iterations stop at a deadline (``HARD_BUDGET`` seconds), and a single
-legal move is returned at once.
+``hard`` is a determinized flat Monte-Carlo search (:func:`_hard`):
+
+* the candidates are the easy level's best few plays (``HARD_CANDIDATES``);
+* each iteration deals the hidden cards at random consistently with the view
+  (:func:`engine.sample_state`), and every candidate is tried in that same deal (common random
+  numbers: candidates are compared on equal luck, so their differences are not drowned in the
+  luck of the deal);
+* a try plays the candidate, then both sides play on with a cheap greedy policy (the easy
+  level's idea in a coarser, much faster form, claims made at once) for ``HARD_DEPTH`` turns,
+  on :mod:`._bot_sim`'s model of the rules (the engine's own ``apply`` costs too much for
+  hundreds of playouts a move). A round that ends there scores 1 or 0; otherwise the position
+  is judged: each open stone's win chance from the two sides' expected strengths, and from
+  those the chance that the stones fall into three adjacent or five for us rather than for
+  them. Short playouts plus that judgement beat playouts to the end of the round, which are
+  fewer and mostly noise from the far future;
+* the candidate with the best mean wins, the easy level's order breaking ties. The search
+  stops after ``HARD_WORK`` simulated turns (so a move is reproducible for a given ``rng``) or
+  at the ``HARD_BUDGET`` deadline, whichever comes first; a single legal play is returned at
+  once.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 import random
 import time
 from typing import Any
@@ -47,24 +60,23 @@ from games.schotten_totten import _bot_sim, engine
 
 LEVELS = ("easy", "hard")
 
-# The hard level's budget per move: a deadline in seconds and a number of sampled deals (the
-# work budget, which keeps a move deterministic for a given rng when the deadline is not hit).
+# The hard level's budget per move: a deadline in seconds, and the work (simulated turns, a
+# judged position counting as 4) after which no new deal is sampled. The work budget keeps a
+# move reproducible for a given rng whenever the deadline is not reached first.
 HARD_BUDGET = 0.15
-HARD_WORK = 3000
+HARD_WORK = 1200
 HARD_MAX_WORLDS = 400
+# Turns played in each playout before the position is judged.
 HARD_DEPTH = 10
 # How many of the easy level's best plays the search compares.
 HARD_CANDIDATES = 6
-# The share of the sampled deals by which a play must beat the easy level's choice.
-HARD_MARGIN = 0.0
 
-_N = len(engine.DECK)
-_INDEX = {card: i for i, card in enumerate(engine.DECK)}
-_VALUE = tuple(i % 9 + 1 for i in range(_N))
-_COLOUR = tuple(i // 9 for i in range(_N))
-
-# Kind ranks on the engine's scale: strength = rank * 32 + sum of the values.
-_SUM, _STRAIGHT, _FLUSH, _THREE, _STRAIGHT_FLUSH = range(5)
+_INDEX = _bot_sim.INDEX
+_VALUE = _bot_sim.VALUE
+# A formation's strength on the engine's scale (kind rank * 32 + sum of the values), and the
+# strengths of a pair with every possible third card: shared with the playout model.
+_strength = _bot_sim.strength
+_row = _bot_sim.row
 
 # The expected strength of a side with no card yet, and of a lone card with no partner in hand,
 # are guesses on the scale above: a side usually ends up around a run or a weak colour.
@@ -77,38 +89,6 @@ _REACH = 0.5
 
 # How many adjacent triples each stone belongs to (the three-adjacent-stones win).
 _TRIPLES = (1, 2, 3, 3, 3, 3, 3, 2, 1)
-
-
-def _strength(a: int, b: int, c: int) -> int:
-    """The strength of three cards (indices): kind rank * 32 + sum, as the engine ranks them."""
-    va, vb, vc = _VALUE[a], _VALUE[b], _VALUE[c]
-    if va > vb:
-        va, vb = vb, va
-    if vb > vc:
-        vb, vc = vc, vb
-        if va > vb:
-            va, vb = vb, va
-    total = va + vb + vc
-    suited = _COLOUR[a] == _COLOUR[b] == _COLOUR[c]
-    if vb == va + 1 and vc == vb + 1:
-        return (_STRAIGHT_FLUSH if suited else _STRAIGHT) * 32 + total
-    if va == vc:
-        return _THREE * 32 + total
-    if suited:
-        return _FLUSH * 32 + total
-    return total
-
-
-_ROWS: dict[int, bytes] = {}
-
-
-def _row(a: int, b: int) -> bytes:
-    """The strength of the pair ``a, b`` with every possible third card (cached per pair)."""
-    row = _ROWS.get(a * _N + b)
-    if row is None:
-        row = bytes(_strength(a, b, c) if c != a and c != b else 0 for c in range(_N))
-        _ROWS[a * _N + b] = _ROWS[b * _N + a] = row
-    return row
 
 
 def _walk(unseen_desc: list[int], certain: int, q: float) -> float:
@@ -142,11 +122,7 @@ def _sigmoid(x: float) -> float:
 
 
 class _Position:
-    """What ``seat`` knows of a position, with the static evaluation used by the easy level.
-
-    Built from a view (the bot's own knowledge) or from a full state seen from one seat (the
-    hard level's playouts do not use it; it is only ever given a view's knowledge).
-    """
+    """What ``seat`` knows of a position (from its view), with the easy level's evaluation."""
 
     def __init__(
         self,
@@ -164,15 +140,19 @@ class _Position:
         self.theirs = [pair[1 - seat] for pair in sides]
         self.owners = owners
         self.first = first
-        self.deck_size = deck_size
         table = set()
         for a, b in sides:
             table.update(a)
             table.update(b)
         self.table = table
         held = set(hand)
-        self.unseen = [i for i in range(_N) if i not in table and i not in held]
+        self.unseen = [i for i in range(_bot_sim.N) if i not in table and i not in held]
         self.unseen_mask = sum(1 << i for i in self.unseen)
+        # Reads the unseen cards' entries of a pair's row in one call (C speed).
+        if len(self.unseen) >= 2:
+            self._pick_unseen = operator.itemgetter(*self.unseen)
+        else:
+            self._pick_unseen = lambda row: [row[c] for c in self.unseen]
         self.hand_mask = sum(1 << i for i in hand)
         unseen_count = max(1, len(self.unseen))
         # Our future cards: about half the deck; theirs: their hand and the other half.
@@ -201,7 +181,7 @@ class _Position:
     def _pair_value(self, a: int, b: int, hand: list[int], q: float) -> float:
         """Expected strength of a side holding ``a, b``, completed from ``hand`` or unseen."""
         row = _row(a, b)
-        unseen_desc = sorted((row[c] for c in self.unseen), reverse=True)
+        unseen_desc = sorted(self._pick_unseen(row), reverse=True)
         certain = max((row[c] for c in hand), default=0)
         return _walk(unseen_desc, certain, q)
 
@@ -279,7 +259,7 @@ class _Position:
             mine = self.mine[s]
             if len(mine) == 2:
                 row = _row(mine[0], mine[1])
-                unseen_desc = sorted((row[c] for c in self.unseen), reverse=True)
+                unseen_desc = sorted(self._pick_unseen(row), reverse=True)
                 now = _walk(unseen_desc, max((row[c] for c in hand), default=0), q)
                 without[s] = {
                     c: _walk(unseen_desc, max((row[h] for h in hand if h != c), default=0), q)
@@ -340,7 +320,7 @@ class _Position:
 
 
 def _claim_or_end(moves: list) -> Any | None:
-    """A claim if there is one (lowest stone first), else ``end``/``pass`` if that is all."""
+    """A claim if there is one (the lowest stone first), else ``None``."""
     claims = [m for m in moves if isinstance(m, engine.Claim)]
     if claims:
         return min(claims, key=lambda m: m.stone)
@@ -348,6 +328,7 @@ def _claim_or_end(moves: list) -> Any | None:
 
 
 def _easy(view: dict[str, Any], moves: list, rng: random.Random) -> Any:
+    """The best play by :meth:`_Position.score_plays`; ``rng`` breaks exact ties."""
     plays = [m for m in moves if isinstance(m, engine.Play)]
     if not plays:
         return moves[0]
@@ -375,42 +356,32 @@ def choose(view: dict[str, Any], moves: list, level: str = "easy", rng: Any = No
     return _easy(view, moves, rng)
 
 
-def _hard(
-    view: dict[str, Any],
-    moves: list,
-    rng: random.Random,
-    budget: float | None = None,
-    worlds: int | None = None,
-) -> Any:
+def _hard(view: dict[str, Any], moves: list, rng: random.Random) -> Any:
     """Flat Monte-Carlo over sampled deals among the easy level's best plays (module doc)."""
     plays = [m for m in moves if isinstance(m, engine.Play)]
     if len(plays) <= 1:
         return plays[0] if plays else moves[0]
-    start = time.perf_counter()
-    deadline = start + (HARD_BUDGET if budget is None else budget)
-    worlds = HARD_MAX_WORLDS if worlds is None else worlds
+    deadline = time.perf_counter() + HARD_BUDGET
     scores = _Position.from_view(view).score_plays(plays)
-    ranked = sorted(plays, key=lambda m: -scores[m])
-    candidates = ranked[:HARD_CANDIDATES]
+    candidates = sorted(plays, key=lambda m: -scores[m])[:HARD_CANDIDATES]
     seat = view["seat"]
-    wins = [0.0] * len(candidates)
-    done = 0
-    work = 0
-    while work < HARD_WORK and done < worlds:
-        if time.perf_counter() > deadline:
-            break
-        base = _bot_sim.Round.from_state(engine.sample_state(view, rng))
-        for i, move in enumerate(candidates):
-            r = base.copy()
-            r.step(seat, _INDEX[move.card], move.stone)
-            value, plies = r.rollout(seat, HARD_DEPTH)
-            wins[i] += value
-            work += plies + 4
-        done += 1
-    # The most wins; among equals the easy level's preference (``candidates`` is in its order).
-    # The search must beat the easy choice by a margin to overrule it: with few playouts a
-    # small difference is mostly noise, and the heuristic is the better guess then.
-    best = max(range(len(candidates)), key=lambda i: (wins[i], -i))
-    if wins[best] - wins[0] < HARD_MARGIN * done:
-        best = 0
+    totals = [0.0] * len(candidates)
+    worlds = work = 0
+    while work < HARD_WORK and worlds < HARD_MAX_WORLDS:
+        deal = _bot_sim.Round.from_state(engine.sample_state(view, rng))
+        values = []
+        for move in candidates:
+            if time.perf_counter() > deadline:
+                break
+            trial = deal.copy()
+            trial.step(seat, _INDEX[move.card], move.stone)
+            value, turns = trial.rollout(seat, HARD_DEPTH)
+            values.append(value)
+            work += turns + 4
+        if len(values) < len(candidates):
+            break  # out of time: a deal not tried on every candidate would be unfair to some
+        totals = [t + v for t, v in zip(totals, values, strict=True)]
+        worlds += 1
+    # The best total; among equals the easy level's preference (``candidates`` is in its order).
+    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
     return candidates[best]

@@ -1,41 +1,46 @@
 """Scout bots: ``easy`` (a hand-shape heuristic) and ``hard`` (flat Monte-Carlo over sampled deals).
 
 Both read only what their seat's ``view`` shows and answer with one of the ``moves`` they were
-given (``choose``). Cards are handled as the engine's ints, ``up << 4 | down`` (the engine's
+given (:func:`choose`). Cards are handled as the engine's ints, ``up << 4 | down`` (the engine's
 docstring documents that encoding), so the same policy code serves the real decision and the
 thousands of simulated ones the hard bot makes.
 
 What a good Scout hand looks like. Cards in hand are a debt (-1 each at the end of the round,
 unless you end it) and every show sheds one *window* of adjacent cards, so a hand is worth what
 its windows are worth: long runs and groups shed many cards in one turn and beat almost anything,
-while an isolated card needs a turn of its own and is easily beaten. :func:`hand_value` scores a
-hand by its best cut into sets (a short dynamic programme over the hand order).
+while an isolated card needs a turn of its own and is easily beaten.
 
-``easy`` (a few hundred microseconds a move, no search):
+``easy`` (tens of microseconds a move, no search) scores its candidate moves in rough points:
 
-- keep or rotate: the orientation whose :func:`hand_value` is higher;
-- show: taking the active set is worth its cards, emptying the hand ends the round in our favour
-  (we are exempt, the others pay for their hands); among the rest, prefer shedding more cards
-  and windows that are whole runs/groups, so a show never cuts a set in two when it can help
-  it, and a show whose removal brings two linked cards together earns a little;
-- scout: the end and side of the card that extends a run or group of the hand the most, inserted
-  where it joins it (never between two cards that already form a pair); a card that joins
-  nothing goes to an end of the hand, where it breaks nothing;
-- scout & show (3-5 players) only when it wins a big set (its cost is the chip and a token for
-  the owner), or when nothing else can be shown; with 2 players a paid scout is only made when a
-  show that beats what is left follows it, otherwise the bot passes;
-- with 3-5 players, a plain scout by the seat just before the owner ends the round with our hand
+- keep or rotate: the orientation with the better :func:`hand_value`, the best cut of the hand
+  into sets (a short dynamic programme over the hand order: fewer, longer sets are better);
+- show: taking the active set is worth its cards, and emptying the hand ends the round in our
+  favour (we are exempt, the others pay for their hands); beyond that, shedding more cards is
+  better, a show that cuts a run or group in two is worse, and one whose removal brings two
+  linked cards together a little better. A good show (``SHOW_FIRST``) is made at once;
+- scout: the end and side of the card that extends a run or group of the hand the most,
+  inserted where it joins it, never between two cards that already go together; a card that
+  joins nothing goes to the right end of the hand, where it breaks nothing;
+- scout & show (3-5 players) when it wins a big set: its price is the chip (once a round) and
+  the owner's token, so it has to take several cards or make a long set; with 2 players a paid
+  scout is only made when a show that beats what is left follows it, otherwise the bot shows
+  what it can, or passes when it cannot;
+- with 3-5 players a plain scout by the seat just before the owner ends the round with our hand
   counted, so it is scored as that loss.
 
-``hard``: flat Monte-Carlo, determinized. The candidate moves are easy's best few (plus the best
-of each kind so that a show, a scout, a scout & show and the pass are all weighed). For each
-sample, the hidden cards are dealt at random with :func:`engine.sample_state` (the seat's view
-only), every candidate is applied to that same deal and the round is played to its end with
-the easy policy for every seat; a candidate scores its seat's round points minus the mean of
-the others'. Using the same deal for all candidates (common random numbers) makes their
-comparison much less noisy than their absolute values. The number of playouts is fixed
-(``HARD_PLAYOUTS``), so a given rng always gives the same move; a wall-clock deadline
-(``HARD_TIME_LIMIT``) is a safety net for a slow machine, checked after each sample.
+``hard``: determinized flat Monte-Carlo with easy as the playout policy. The candidates are
+easy's choice, its next best few and the best move of every other kind (show, scout, scout &
+show, pass): passing at the right moment is where easy loses most. Each sample is a deal of the
+hidden cards consistent with the view (:func:`engine.sample_state`, plus the cards we saw
+another seat scout put back in its hand); every candidate is applied to the same deal and the
+round is played to its end by easy for every seat; a candidate scores its seat's round points
+minus the others' mean (plus a bonus for winning the game, in the last round). Comparing the
+candidates on the same deals (paired differences) removes most of the luck of the deal;
+candidates clearly worse than easy's choice are dropped as the samples come in (racing), and
+easy's choice is only left for a move that beats it by more than ``HARD_Z`` standard errors.
+The search stops after ``HARD_PLAYOUTS`` playouts, so a given rng gives the same move, or at the
+``HARD_TIME_LIMIT`` deadline (checked after every playout), whichever comes first: on a busy
+machine the deadline comes first and the move then depends on the machine's speed too.
 """
 
 from __future__ import annotations
@@ -51,15 +56,22 @@ from games.scout.engine import KEEP, PASS, ROTATE, Decide, Pass, Scout, ScoutSho
 
 LEVELS = ("easy", "hard")
 
-# Hard: playouts per decision (spread over the candidates) and a safety deadline in seconds.
-HARD_PLAYOUTS = 160
+# Hard: the search stops after HARD_PLAYOUTS playouts or at the deadline (seconds after the
+# call), whichever comes first. It weighs easy's choice, its HARD_CANDIDATES next best and the
+# best of every other kind; a candidate is dropped once RACE_AFTER deals show it clearly worse
+# (2 standard errors) and chosen only if HARD_Z standard errors better than easy's choice.
+HARD_PLAYOUTS = 200
 HARD_TIME_LIMIT = 0.15
 HARD_CANDIDATES = 6
-HARD_Z = 1.0
+HARD_Z = 0.5
 RACE_AFTER = 4
-PRIOR_SPREAD = 9.0  # points squared
-WIN_WEIGHT = 4.0
-SHAPED_DEALS = False
+PRIOR_SPREAD = 9.0  # the usual variance of a paired difference (points squared)
+WIN_WEIGHT = 4.0  # last round: a win of the game is worth this many points of margin
+BELIEF_TRIES = 4  # deals drawn to find one where the last scout makes sense
+PLAYOUT_CAP = 300
+PLAYOUT_HORIZON = 300
+HORIZON_OWNER = 1  # moves: a simulated round going on longer goes round in circles
+STALL_MOVES = 10  # recent moves without a card taken that make a real round look stuck
 
 # Easy's weights, in rough "points" (a card taken or a token is one point).
 W_TAKE = 1.0  # per card of the active set taken
@@ -72,6 +84,7 @@ SCOUT_COST = 0.8  # 3-5 players: the owner's token, and one more card to shed
 TOKEN_COST = 1.0  # 2 players: the token paid
 CHIP_COST = 1.0  # the scout & show chip is used once a round: keep it for a big set
 END_BONUS = 3.0  # emptying the hand: exempt from the count, and the others pay theirs
+SHOW_FIRST = 1.0  # a show worth this much is made without looking at the scouts
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,6 +249,7 @@ def _play_options(
     owner: int | None,
     tokens: int,
     chip_free: bool,
+    every: bool = False,
 ) -> list[tuple[float, tuple]]:
     """Easy's scored candidates as ``(score, spec)``, every one legal (see the module docstring).
 
@@ -253,11 +267,14 @@ def _play_options(
     scout_show = chip_free and not two and took > 0
     # Windows that beat the active set, or (scout & show) what may be left of it.
     windows = _windows(vals, (took - 1) * 1000 if scout_show else target)
-    options: list[tuple[float, tuple]] = [
-        (score + W_TAKE * took, ("s", s, length))
-        for strength, s, length, score in windows
-        if strength > target
-    ]
+    options: list[tuple[float, tuple]] = []
+    top = -99.0
+    for strength, s, length, score in windows:
+        if strength > target:
+            score += W_TAKE * took
+            options.append((score, ("s", s, length)))
+            if score > top:
+                top = score
     if not took:
         return options
     if two:
@@ -265,6 +282,9 @@ def _play_options(
         options.append((-float(n), ("p",)))
         if tokens < 1:
             return options
+    if top >= SHOW_FIRST and not every:
+        # A good show is at hand: take the set rather than scout (and it keeps easy fast).
+        return options
     same, rise, fall, same_end, rise_end, fall_end = _stretches(vals)
     where: dict[int, list[int]] = {}  # value -> its positions in the hand
     for k, v in enumerate(vals):
@@ -389,7 +409,7 @@ def _state_options(state: engine.State, seat: int) -> list[tuple[float, tuple]]:
     )
 
 
-def _view_options(view: dict[str, Any]) -> list[tuple[float, tuple]]:
+def _view_options(view: dict[str, Any], every: bool = False) -> list[tuple[float, tuple]]:
     hand = [_card(c) for c in view["hand"]]
     if view["phase"] == engine.DECIDE:
         return _decide_options(hand)
@@ -403,6 +423,7 @@ def _view_options(view: dict[str, Any]) -> list[tuple[float, tuple]]:
         view["active_owner"],
         me["tokens"],
         view["player_count"] > 2 and not me["chip_spent"],
+        every,
     )
 
 
@@ -450,16 +471,28 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
     The score is the round's points minus the mean of the others' (what a round is worth);
     in the last round it is the game that counts, so a win (ties shared) weighs ``WIN_WEIGHT``
     on top: ahead, the search then prefers the safe lines.
+
+    With 3-5 players a round can go round in circles: a one-card set scouted away leaves no
+    owner, so nobody ends the round, and easy, being deterministic, may repeat itself for
+    ever. After ``PLAYOUT_CAP`` moves the round is scored as it stands, nobody exempt.
     """
     rnd = state.round
     apply = engine.apply
-    while state.phase != engine.OVER and state.round == rnd:
+    left = PLAYOUT_HORIZON
+    while state.phase != engine.OVER and state.round == rnd and left:
+        left -= 1
         if state.phase == engine.DECIDE:
             for who in engine.to_move(state):
                 state = apply(state, who, _policy(state, who, cache))
             continue
         who = state.turn
         state = apply(state, who, _policy(state, who, cache))
+    if not left and state.phase != engine.OVER and state.round == rnd:
+        points = engine.round_points(
+            [len(t) for t in state.taken], state.tokens, [len(h) for h in state.hands], state.owner if HORIZON_OWNER else None
+        )
+        others = [p for i, p in enumerate(points) if i != seat]
+        return points[seat] - sum(others) / len(others)
     points = state.round_scores[rnd - 1]
     others = [p for i, p in enumerate(points) if i != seat]
     value = points[seat] - sum(others) / len(others)
@@ -469,6 +502,23 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
         if scores[seat] == top:
             value += WIN_WEIGHT / scores.count(top)
     return value
+
+
+def _stalling(view: dict[str, Any]) -> bool:
+    """Whether the round seems to go round in circles (see :func:`_playout`).
+
+    Every one of the last ``STALL_MOVES`` moves is of this round and none of them took a
+    card: sets are shown on an empty table and scouted away, again and again. In a real
+    round, sets get beaten long before that.
+    """
+    last = view["last_moves"]
+    if len(last) < STALL_MOVES:
+        return False
+    recent = last[-STALL_MOVES:]
+    return (
+        all(e["round"] == view["round"] and e["kind"] != "decide" and not e["took"] for e in recent)
+        and sum(e["kind"] == "show" for e in recent) >= 2
+    )
 
 
 def _known(view: dict[str, Any]) -> list[tuple[int, str]]:
@@ -500,24 +550,28 @@ def _card_id(card: int) -> str:
 
 
 def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
-    """A deal consistent with the view (``engine.sample_state``), with known scouts in place.
+    """A deal consistent with the view (``engine.sample_state``), made a little more likely.
 
-    ``sample_state`` deals every unseen card at random; a card we saw another seat scout is
-    swapped into that seat's hand (way up still random: it may have been turned).
+    ``sample_state`` deals every unseen card at random. Two things we know better: a hand was
+    turned the better way up at the start of the round, and a card we saw another seat scout is
+    still in that seat's hand (unless shown since): it is swapped in, its way up left random as
+    it may have been turned.
     """
     deal = engine.sample_state(view, rng)
-    known = _known(view)
-    hands = [list(h) for h in deal.hands]
-    if SHAPED_DEALS and deal.phase == engine.PLAY:
-        # Every seat chose the better way up for its hand, as easy does: a random hand is
-        # shaped worse than the hands we play against, so turn it if that shapes it better.
+    if deal.phase == engine.PLAY:
+        # Every seat chose the better way up for its hand (easy does, people do): a random
+        # hand is shaped worse than that, so turn it over when that shapes it better.
+        hands = list(deal.hands)
         for i, hand in enumerate(hands):
             if i != view["seat"] and hand_value([c & 15 for c in reversed(hand)]) > hand_value(
                 [c >> 4 for c in hand]
             ):
-                hands[i] = [_flip(c) for c in reversed(hand)]
+                hands[i] = tuple(_flip(c) for c in reversed(hand))
+        deal = dataclasses.replace(deal, hands=tuple(hands))
+    known = _known(view)
     if not known:
-        return dataclasses.replace(deal, hands=tuple(tuple(h) for h in hands))
+        return deal
+    hands = [list(h) for h in deal.hands]
     deck = list(deal.deck)
     aside = list(deal.set_aside)
     owner_of = dict((cid, seat) for seat, cid in known)
@@ -547,11 +601,57 @@ def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
     )
 
 
-def _legal_options(view: dict[str, Any], moves: list[Any]) -> list[tuple[float, Any]]:
+def _belief(view: dict[str, Any], rng: random.Random) -> engine.State:
+    """A sampled deal (:func:`_sample`) in which the last move we saw makes sense.
+
+    With 3-5 players, when the seat before us scouted, a deal that gives it a show easy would
+    rather have made is less likely: up to ``BELIEF_TRIES`` deals are drawn and the first one
+    where easy, holding that seat's sampled hand, would have scouted too is kept.
+    """
+    deal = _sample(view, rng)
+    last = view["last_moves"][-1] if view["last_moves"] else None
+    if (
+        BELIEF_TRIES < 2
+        or last is None
+        or last["kind"] != "scout"
+        or last["round"] != view["round"]
+        or last["seat"] == view["seat"]
+        or view["player_count"] == 2
+    ):
+        return deal
+    who = last["seat"]
+    card = _card(last["scouted"])
+    cid = _card_id(card)
+    active = tuple(_card(c) for c in view["active"])
+    before = (card, *active) if last["end"] == "left" else (*active, card)
+    owner = view["active_owner"]
+    if owner is None:  # the scout took a one-card set away: its owner showed last
+        owner = next(
+            (
+                e["seat"]
+                for e in reversed(view["last_moves"])
+                if e["kind"] in ("show", "scout_show")
+            ),
+            None,
+        )
+    for _ in range(BELIEF_TRIES - 1):
+        hand = [c for c in deal.hands[who] if _card_id(c) != cid]
+        options = _play_options(
+            hand, before, view["player_count"], who, owner, 0, not deal.chips[who]
+        )
+        if not options or _best(options)[0] == "c":
+            return deal
+        deal = _sample(view, rng)
+    return deal
+
+
+def _legal_options(
+    view: dict[str, Any], moves: list[Any], every: bool = False
+) -> list[tuple[float, Any]]:
     """Easy's scored candidates as moves, checked against the legal ones."""
     legal = set(moves)
     options = []
-    for score, spec in _view_options(view):
+    for score, spec in _view_options(view, every):
         move = _move(spec)
         if move in legal:
             options.append((score, move))
@@ -565,11 +665,11 @@ def _easy(view: dict[str, Any], moves: list[Any]) -> Any:
     return _best(options)
 
 
-def _candidates(options: list[tuple[float, Any]]) -> list[Any]:
-    """Easy's best few, plus the best of every kind of move, each once."""
+def _candidates(first: Any, options: list[tuple[float, Any]]) -> list[Any]:
+    """Easy's choice ``first``, its next best few, and the best of every kind, each once."""
     # Stable sort: on a tie the first listed stays first, as in ``_best``.
     ranked = [move for _, move in sorted(options, key=lambda o: -o[0])]
-    chosen: list[Any] = []
+    chosen: list[Any] = [first]
     for move in ranked[:HARD_CANDIDATES]:
         if move not in chosen:
             chosen.append(move)
@@ -587,12 +687,12 @@ def _hard(
     moves: list[Any],
     rng: random.Random,
     playouts: int,
-    time_limit: float | None,
+    deadline: float | None,
 ) -> Any:
-    candidates = _candidates(_legal_options(view, moves))
-    if len(candidates) <= 1:
-        return candidates[0] if candidates else moves[0]
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    # Easy's own choice first: the search leaves it only for a move that does clearly better.
+    candidates = _candidates(_easy(view, moves), _legal_options(view, moves, every=True))
+    if len(candidates) == 1:
+        return candidates[0]
     seat = view["seat"]
     # Paired differences against easy's choice (candidate 0), deal by deal: one deal for
     # every candidate, as their difference is what matters, not their level.
@@ -603,21 +703,29 @@ def _hard(
     alive = list(range(1, k))
     spent = 0
     cache: dict = {}
+    clock = time.perf_counter
     while alive and spent < playouts:
-        deal = _sample(view, rng)
+        deal = _belief(view, rng)
         base = _playout(engine.apply(deal, seat, candidates[0]), seat, cache)
-        spent += 1 + len(alive)
+        spent += 1
         for i in alive:
+            if deadline is not None and clock() > deadline:
+                break
             d = _playout(engine.apply(deal, seat, candidates[i]), seat, cache) - base
             sums[i] += d
             squares[i] += d * d
             counts[i] += 1
-        # Race: drop a candidate once it is clearly worse than easy's choice, so the
-        # playouts go to the ones that may be better.
-        if counts[alive[0]] >= RACE_AFTER:
-            alive = [i for i in alive if _mean_and_error(sums[i], squares[i], counts[i]) > -2.0]
-        if deadline is not None and time.perf_counter() > deadline:
-            break
+            spent += 1
+        else:
+            # Race: drop a candidate once it is clearly worse than easy's choice, so the
+            # playouts go to the ones that may be better.
+            alive = [
+                i
+                for i in alive
+                if counts[i] < RACE_AFTER or _mean_and_error(sums[i], squares[i], counts[i]) > -2
+            ]
+            continue
+        break  # out of time
     # Leave easy's choice only for a candidate that beats it clearly (mean above Z standard
     # errors): with a few dozen noisy playouts, the plain best mean is often a lucky one.
     best, best_mean = 0, 0.0
@@ -657,16 +765,22 @@ def choose(
     ``HARD_TIME_LIMIT``; ``time_limit=None`` drops the deadline, which makes the move depend on
     the rng alone even on a loaded machine).
     """
+    start = time.perf_counter()
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}")
     if not moves:
         raise ValueError("no legal move to choose from")
     if len(moves) == 1:
         return moves[0]
-    if level == "easy":
-        return _easy(view, moves)
     if rng is None:
         rng = random.Random(0)
+    if view["phase"] == engine.PLAY and _stalling(view):
+        # Break the circle: any of easy's moves, drawn with the rng (so still reproducible).
+        options = _legal_options(view, moves, every=True)
+        return options[rng.randrange(len(options))][1] if options else moves[0]
+    if level == "easy":
+        return _easy(view, moves)
     if time_limit == -1.0:
         time_limit = HARD_TIME_LIMIT
-    return _hard(view, moves, rng, playouts or HARD_PLAYOUTS, time_limit)
+    deadline = None if time_limit is None else start + time_limit
+    return _hard(view, moves, rng, playouts or HARD_PLAYOUTS, deadline)

@@ -1,0 +1,119 @@
+"""Escoba bots, strength and speed (issue 6): ``python -m tests.bench.bench_escoba_bots``.
+
+Plays seeded two-player games with the seats alternating: easy against a uniformly random
+player, and hard against easy (``--games N`` each, 200 by default). Prints each match's win
+rate with its 95% Wilson interval (a drawn game would count as half a win; Escoba games never
+end drawn: a tie at the top plays another hand) and the p50/p95 time per move of each level.
+Exits 1 if a target is missed: easy >= 80% against random, hard >= 60% against easy, p95 per
+move <= 20 ms (easy) and <= 250 ms (hard).
+
+The hard bot runs with its real budget, so a match of 200 games takes a while (about 70 hard
+moves a game at up to 150 ms each): run it in the background on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+
+from games.escoba import bots, engine
+
+TARGET_EASY_VS_RANDOM = 0.80
+TARGET_HARD_VS_EASY = 0.60
+TARGET_P95_MS = {"easy": 20.0, "hard": 250.0}
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate (half wins included)."""
+    if not games:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play(seed: int, levels: list[str], times: dict[str, list[float]]) -> list[dict]:
+    """One seeded two-player game; ``levels`` per seat; move times appended to ``times``."""
+    rng = random.Random(seed)
+    state = engine.new_game(2, seed=seed)
+    while not engine.is_over(state):
+        seat = state.turn
+        moves = engine.legal_moves(state, seat)
+        level = levels[seat]
+        if level == "random":
+            move = rng.choice(moves)
+        else:
+            start = time.perf_counter()
+            move = bots.choose(engine.view(state, seat), moves, level, rng)
+            times.setdefault(level, []).append(time.perf_counter() - start)
+        state = engine.apply(state, seat, move)
+    return engine.outcome(state)
+
+
+def match(player: str, opponent: str, games: int, times: dict[str, list[float]]) -> float:
+    """Wins of ``player`` (a draw counting half) over ``games`` games, seats alternating."""
+    wins = 0.0
+    for game in range(games):
+        seat = game % 2
+        levels = [player, opponent] if seat == 0 else [opponent, player]
+        ranks = {row["seat"]: row["rank"] for row in play(1000 + game, levels, times)}
+        if ranks[seat] < ranks[1 - seat]:
+            wins += 1.0
+        elif ranks[seat] == ranks[1 - seat]:
+            wins += 0.5
+    return wins
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
+    args = parser.parse_args(argv)
+
+    times: dict[str, list[float]] = {}
+    ok = True
+    print(f"Escoba bots, {args.games} two-player games per match, seats alternating")
+    print("(a drawn game counts as half a win)")
+    print(f"{'match':<18}{'win rate':>10}  {'95% interval':<16}{'target':>8}")
+    for player, opponent, target in (
+        ("easy", "random", TARGET_EASY_VS_RANDOM),
+        ("hard", "easy", TARGET_HARD_VS_EASY),
+    ):
+        started = time.perf_counter()
+        wins = match(player, opponent, args.games, times)
+        rate = wins / args.games
+        low, high = wilson(wins, args.games)
+        passed = rate >= target
+        ok &= passed
+        print(
+            f"{player + ' vs ' + opponent:<18}{rate:>9.1%}  [{low:.1%}, {high:.1%}]"
+            f"{'':<2}{'>= ' + format(target, '.0%'):>8}  {'ok' if passed else 'MISSED'}"
+            f"  ({time.perf_counter() - started:.0f} s)"
+        )
+    print(f"{'level':<8}{'moves':>8}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}{'target':>10}")
+    for level in bots.LEVELS:
+        spent = times.get(level, [])
+        if not spent:
+            continue
+        p50, p95 = percentile(spent, 0.5) * 1000, percentile(spent, 0.95) * 1000
+        passed = p95 <= TARGET_P95_MS[level]
+        ok &= passed
+        print(
+            f"{level:<8}{len(spent):>8}{p50:>10.2f}{p95:>10.2f}{max(spent) * 1000:>10.1f}"
+            f"{'<= ' + format(TARGET_P95_MS[level], '.0f'):>10}  {'ok' if passed else 'MISSED'}"
+        )
+    print("all targets met" if ok else "a target was missed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
