@@ -109,3 +109,21 @@ def test_demo_data_is_refused_without_debug(db, settings, django_user_model):
     with pytest.raises(CommandError):
         call_command("seed_demo")
     assert not django_user_model.objects.exists()
+
+
+def test_every_message_of_the_site_has_a_spanish_translation():
+    # A .po entry is blocks of lines; an untranslated one ends with an empty msgstr.
+    catalogue = (ROOT / "locale/es/LC_MESSAGES/django.po").read_text(encoding="utf-8")
+    untranslated = []
+    for block in catalogue.split("\n\n")[1:]:
+        lines = [line for line in block.splitlines() if not line.startswith("#")]
+        if "#, fuzzy" in block or (lines and lines[-1] in ('msgstr ""', 'msgstr[0] ""')):
+            untranslated.append(lines[0] if lines else block)
+    assert untranslated == []
+    compiled = ROOT / "locale/es/LC_MESSAGES/django.mo"
+    assert compiled.stat().st_mtime >= 0 and compiled.stat().st_size > 10_000
+
+
+def test_the_tables_speak_spanish(alice_client):
+    page = alice_client.get(reverse("games:lobby")).content.decode()
+    assert "Mesas abiertas" in page and "Mis partidas" in page
