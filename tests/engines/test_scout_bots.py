@@ -210,5 +210,5 @@ def test_easy_beats_random():
 
 def test_hard_beats_easy():
     # Few playouts to stay fast; the benchmark measures the real thing.
-    wins, margin = match(2, agent("hard", playouts=40, time_limit=None), agent("easy"), games=8)
+    wins, margin = match(2, agent("hard", playouts=100, time_limit=None), agent("easy"), games=8)
     assert wins >= 4 and margin > 8
