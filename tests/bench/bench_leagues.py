@@ -13,7 +13,6 @@ figures and exits 1 if a target is missed.
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import sys
@@ -22,30 +21,12 @@ import time
 from datetime import date
 from pathlib import Path
 
+from tests.bench.django_setup import configure
+
 MEMBERS = 40
 REPEAT = 25
 PAGE_TARGET_MS = 50.0
 PAGE_TARGET_QUERIES = 10
-
-
-def configure(database: Path) -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cardclub.settings"
-    os.environ["SQLITE_PATH"] = str(database)
-    os.environ.pop("DATABASE_URL", None)
-    # Production settings, apart from HTTPS redirects (the test client speaks plain HTTP).
-    os.environ["DEBUG"] = "0"
-    os.environ["SECRET_KEY"] = "bench-only-secret-key-not-for-anything-else-0123456789"
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ["SECURE_SSL_REDIRECT"] = "0"
-    import django
-
-    django.setup()
-    from django.conf import settings
-
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
 
 
 def build_season(rng: random.Random):

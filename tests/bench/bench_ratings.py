@@ -29,6 +29,8 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from tests.bench.django_setup import configure
+
 # The scale.
 MEMBERS = int(os.environ.get("BENCH_MEMBERS", 10_000))
 MATCHES = int(os.environ.get("BENCH_MATCHES", 200_000))
@@ -37,27 +39,6 @@ REPEAT = 25
 PAGE_TARGET_MS = 50.0
 PAGE_TARGET_QUERIES = 8
 UPDATE_TARGET_QUERIES = 5
-
-
-def configure(database: Path) -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cardclub.settings"
-    os.environ["SQLITE_PATH"] = str(database)
-    os.environ.pop("DATABASE_URL", None)
-    # Production settings, apart from HTTPS redirects (the test client speaks plain HTTP).
-    os.environ["DEBUG"] = "0"
-    os.environ["SECRET_KEY"] = "bench-only-secret-key-not-for-anything-else-0123456789"
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ["SECURE_SSL_REDIRECT"] = "0"
-    import django
-
-    django.setup()
-    from django.conf import settings
-
-    # Production serves collected, hashed static files; there is no manifest here.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
 
 
 def insert_rows(model, rows: list[dict]) -> None:

@@ -20,23 +20,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.bench.django_setup import configure
+
 MOVES = int(os.environ.get("BENCH_MOVES", 120))
 POLLS = int(os.environ.get("BENCH_POLLS", 300))
 
 
 def setup_django(database: Path) -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cardclub.settings"
-    os.environ["SQLITE_PATH"] = str(database)
-    os.environ.pop("DATABASE_URL", None)
-    # Production settings: no debug toolbar-like overhead, templates cached as in a real server.
-    os.environ["DEBUG"] = "0"
-    os.environ["SECRET_KEY"] = "bench-only-secret-key-not-for-anything-else-0123456789"
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ["SECURE_SSL_REDIRECT"] = "0"
     os.environ["AXES_ENABLED"] = "0"
-    import django
-
-    django.setup()
+    configure(database)
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
