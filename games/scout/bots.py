@@ -489,7 +489,10 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
         state = apply(state, who, _policy(state, who, cache))
     if not left and state.phase != engine.OVER and state.round == rnd:
         points = engine.round_points(
-            [len(t) for t in state.taken], state.tokens, [len(h) for h in state.hands], state.owner if HORIZON_OWNER else None
+            [len(t) for t in state.taken],
+            state.tokens,
+            [len(h) for h in state.hands],
+            state.owner if HORIZON_OWNER else None,
         )
         others = [p for i, p in enumerate(points) if i != seat]
         return points[seat] - sum(others) / len(others)
