@@ -30,17 +30,20 @@ while an isolated card needs a turn of its own and is easily beaten.
 
 ``hard``: determinized flat Monte-Carlo with easy as the playout policy. The candidates are
 easy's choice, its next best few and the best move of every other kind (show, scout, scout &
-show, pass): passing at the right moment is where easy loses most. Each sample is a deal of the
-hidden cards consistent with the view (:func:`engine.sample_state`, plus the cards we saw
-another seat scout put back in its hand); every candidate is applied to the same deal and the
-round is played to its end by easy for every seat; a candidate scores its seat's round points
-minus the others' mean (plus a bonus for winning the game, in the last round). Comparing the
-candidates on the same deals (paired differences) removes most of the luck of the deal;
-candidates clearly worse than easy's choice are dropped as the samples come in (racing), and
-easy's choice is only left for a move that beats it by more than ``HARD_Z`` standard errors.
-The search stops after ``HARD_PLAYOUTS`` playouts, so a given rng gives the same move, or at the
-``HARD_TIME_LIMIT`` deadline (checked after every playout), whichever comes first: on a busy
-machine the deadline comes first and the move then depends on the machine's speed too.
+show, pass): passing at the right moment is where easy loses most with 2 players. Each sample is
+a deal of the hidden cards consistent with the view (:func:`engine.sample_state`), with the
+cards we saw a seat scout put back in its hand (:func:`_sample`). Every candidate is applied to
+the same deal and the round is played to its end by easy for every seat; a candidate scores its
+seat's round points minus the others' mean (plus a bonus for winning the game, in the last
+round). Comparing the candidates on the same deals (paired differences) removes most of the luck
+of the deal; candidates clearly worse than easy's choice are dropped as the deals come in
+(racing), and easy's choice is only left for a move that beats it by ``HARD_Z`` standard errors.
+The search stops after ``HARD_PLAYOUTS`` playouts, so that a given rng gives the same move, or
+at the ``HARD_TIME_LIMIT`` deadline (checked after every playout), whichever comes first: on a
+busy machine the deadline comes first, and the move then also depends on the machine's speed.
+
+Both levels watch for a round going round in circles (possible with 3-5 players, see
+:func:`_playout`) and then play one of easy's moves at random, drawn with the rng.
 """
 
 from __future__ import annotations
@@ -63,14 +66,11 @@ LEVELS = ("easy", "hard")
 HARD_PLAYOUTS = 200
 HARD_TIME_LIMIT = 0.15
 HARD_CANDIDATES = 6
-HARD_Z = 0.5
+HARD_Z = 1.0
 RACE_AFTER = 4
 PRIOR_SPREAD = 9.0  # the usual variance of a paired difference (points squared)
 WIN_WEIGHT = 4.0  # last round: a win of the game is worth this many points of margin
-BELIEF_TRIES = 4  # deals drawn to find one where the last scout makes sense
-PLAYOUT_CAP = 300
-PLAYOUT_HORIZON = 300
-HORIZON_OWNER = 1  # moves: a simulated round going on longer goes round in circles
+PLAYOUT_CAP = 300  # moves: a simulated round going on longer goes round in circles
 STALL_MOVES = 10  # recent moves without a card taken that make a real round look stuck
 
 # Easy's weights, in rough "points" (a card taken or a token is one point).
@@ -478,7 +478,7 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
     """
     rnd = state.round
     apply = engine.apply
-    left = PLAYOUT_HORIZON
+    left = PLAYOUT_CAP
     while state.phase != engine.OVER and state.round == rnd and left:
         left -= 1
         if state.phase == engine.DECIDE:
@@ -489,10 +489,7 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
         state = apply(state, who, _policy(state, who, cache))
     if not left and state.phase != engine.OVER and state.round == rnd:
         points = engine.round_points(
-            [len(t) for t in state.taken],
-            state.tokens,
-            [len(h) for h in state.hands],
-            state.owner if HORIZON_OWNER else None,
+            [len(t) for t in state.taken], state.tokens, [len(h) for h in state.hands], None
         )
         others = [p for i, p in enumerate(points) if i != seat]
         return points[seat] - sum(others) / len(others)
@@ -553,24 +550,15 @@ def _card_id(card: int) -> str:
 
 
 def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
-    """A deal consistent with the view (``engine.sample_state``), made a little more likely.
+    """A deal consistent with the view (``engine.sample_state``), known scouts in place.
 
-    ``sample_state`` deals every unseen card at random. Two things we know better: a hand was
-    turned the better way up at the start of the round, and a card we saw another seat scout is
-    still in that seat's hand (unless shown since): it is swapped in, its way up left random as
-    it may have been turned.
+    ``sample_state`` deals every unseen card at random; but a card we saw another seat scout is
+    still in that seat's hand (unless shown since, and then we see it): it is swapped in, its
+    way up left random as it may have been turned. (Turning the other hands their better way
+    up, as their owners did at the start of the round, made the 2-player search worse: the
+    cards left in a hand are what its best sets left behind.)
     """
     deal = engine.sample_state(view, rng)
-    if deal.phase == engine.PLAY:
-        # Every seat chose the better way up for its hand (easy does, people do): a random
-        # hand is shaped worse than that, so turn it over when that shapes it better.
-        hands = list(deal.hands)
-        for i, hand in enumerate(hands):
-            if i != view["seat"] and hand_value([c & 15 for c in reversed(hand)]) > hand_value(
-                [c >> 4 for c in hand]
-            ):
-                hands[i] = tuple(_flip(c) for c in reversed(hand))
-        deal = dataclasses.replace(deal, hands=tuple(hands))
     known = _known(view)
     if not known:
         return deal
@@ -602,50 +590,6 @@ def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
     return dataclasses.replace(
         deal, hands=tuple(tuple(h) for h in hands), deck=tuple(deck), set_aside=tuple(aside)
     )
-
-
-def _belief(view: dict[str, Any], rng: random.Random) -> engine.State:
-    """A sampled deal (:func:`_sample`) in which the last move we saw makes sense.
-
-    With 3-5 players, when the seat before us scouted, a deal that gives it a show easy would
-    rather have made is less likely: up to ``BELIEF_TRIES`` deals are drawn and the first one
-    where easy, holding that seat's sampled hand, would have scouted too is kept.
-    """
-    deal = _sample(view, rng)
-    last = view["last_moves"][-1] if view["last_moves"] else None
-    if (
-        BELIEF_TRIES < 2
-        or last is None
-        or last["kind"] != "scout"
-        or last["round"] != view["round"]
-        or last["seat"] == view["seat"]
-        or view["player_count"] == 2
-    ):
-        return deal
-    who = last["seat"]
-    card = _card(last["scouted"])
-    cid = _card_id(card)
-    active = tuple(_card(c) for c in view["active"])
-    before = (card, *active) if last["end"] == "left" else (*active, card)
-    owner = view["active_owner"]
-    if owner is None:  # the scout took a one-card set away: its owner showed last
-        owner = next(
-            (
-                e["seat"]
-                for e in reversed(view["last_moves"])
-                if e["kind"] in ("show", "scout_show")
-            ),
-            None,
-        )
-    for _ in range(BELIEF_TRIES - 1):
-        hand = [c for c in deal.hands[who] if _card_id(c) != cid]
-        options = _play_options(
-            hand, before, view["player_count"], who, owner, 0, not deal.chips[who]
-        )
-        if not options or _best(options)[0] == "c":
-            return deal
-        deal = _sample(view, rng)
-    return deal
 
 
 def _legal_options(
@@ -708,7 +652,7 @@ def _hard(
     cache: dict = {}
     clock = time.perf_counter
     while alive and spent < playouts:
-        deal = _belief(view, rng)
+        deal = _sample(view, rng)
         base = _playout(engine.apply(deal, seat, candidates[0]), seat, cache)
         spent += 1
         for i in alive:
@@ -760,13 +704,14 @@ def choose(
     rng: random.Random | None = None,
     *,
     playouts: int | None = None,
-    time_limit: float | None = -1.0,
+    time_limit: float | None | str = "default",
 ) -> Any:
-    """One of ``moves`` for the seat whose ``view`` this is.
+    """One of ``moves`` for the seat whose ``view`` this is, at ``level`` (see ``LEVELS``).
 
-    ``playouts`` and ``time_limit`` tune the hard level (defaults ``HARD_PLAYOUTS`` and
-    ``HARD_TIME_LIMIT``; ``time_limit=None`` drops the deadline, which makes the move depend on
-    the rng alone even on a loaded machine).
+    ``rng`` (a ``random.Random``; ``None``: ``random.Random(0)``) is the only source of
+    randomness. ``playouts`` and ``time_limit`` (seconds) tune the hard level; they default to
+    ``HARD_PLAYOUTS`` and ``HARD_TIME_LIMIT``, and ``time_limit=None`` drops the deadline, so
+    that the move depends on the view and the rng alone even on a loaded machine (tests).
     """
     start = time.perf_counter()
     if level not in LEVELS:
@@ -783,7 +728,7 @@ def choose(
         return options[rng.randrange(len(options))][1] if options else moves[0]
     if level == "easy":
         return _easy(view, moves)
-    if time_limit == -1.0:
+    if time_limit == "default":
         time_limit = HARD_TIME_LIMIT
-    deadline = None if time_limit is None else start + time_limit
+    deadline = None if time_limit is None else start + float(time_limit)
     return _hard(view, moves, rng, playouts or HARD_PLAYOUTS, deadline)
