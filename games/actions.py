@@ -41,25 +41,38 @@ class MoveResult:
     moves_made: int
 
 
-def _locked(match_id: int) -> Match:
-    try:
-        # Lock only the match row (of=self): the variant is read, never written here.
-        return (
-            Match.objects.select_related("variant").select_for_update(of=("self",)).get(pk=match_id)
-        )
-    except Match.DoesNotExist:
-        raise NoSuchMatch(_("That match does not exist.")) from None
+def _locked(match_id: int) -> tuple[Match, list[Seat]]:
+    """The match, locked, and its seats in order, in one query.
 
-
-def _seats(match: Match) -> list[Seat]:
-    seats = list(match.seats.select_related("user").order_by("index"))
-    # Keep them as the match's prefetched seats, so the page drawn after the action reuses
-    # them instead of querying again.
+    The seats come back as the match's prefetched ``seats``, so the page drawn after the action
+    reuses them instead of querying again. Only the members' names are read: that is all a
+    table shows of them, and the user rows are the widest part of the query.
+    """
+    seats = list(
+        Seat.objects.select_related("match", "user")
+        .only(*_SEAT_FIELDS)
+        # Lock only the match row: seats are written under the match's lock, users never.
+        .select_for_update(of=("match",))
+        .filter(match_id=match_id)
+        .order_by("index")
+    )
+    if not seats:
+        raise NoSuchMatch(_("That match does not exist."))
+    match = seats[0].match
+    for seat in seats:
+        seat.match = match
     cached = match.seats.all()
     cached._result_cache = seats
     cached._prefetch_done = True
     match._prefetched_objects_cache = {"seats": cached}
-    return seats
+    return match, seats
+
+
+_SEAT_FIELDS = [
+    *(f.name for f in Seat._meta.concrete_fields),
+    *(f"match__{f.name}" for f in Match._meta.concrete_fields),
+    "user__username",
+]
 
 
 @transaction.atomic
@@ -102,10 +115,9 @@ def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -
 
 @transaction.atomic
 def join_match(match_id: int, user) -> Match:
-    match = _locked(match_id)
+    match, seats = _locked(match_id)
     if match.status != Match.Status.OPEN:
         raise ActionError(_("This table has already started."))
-    seats = _seats(match)
     if any(seat.user_id == user.pk for seat in seats):
         raise ActionError(_("You are already seated at this table."))
     free = [seat for seat in seats if seat.is_free]
@@ -129,10 +141,9 @@ def join_match(match_id: int, user) -> Match:
 @transaction.atomic
 def leave_match(match_id: int, user) -> Match:
     """Leave a table before it starts; the last member to leave closes it."""
-    match = _locked(match_id)
+    match, seats = _locked(match_id)
     if match.status != Match.Status.OPEN:
         raise ActionError(_("The match has started: resign instead of leaving."))
-    seats = _seats(match)
     mine = next((seat for seat in seats if seat.user_id == user.pk), None)
     if mine is None:
         raise ActionError(_("You are not seated at this table."))
@@ -173,8 +184,7 @@ def play_move(match_id: int, user, code: str, expected_version: int | None) -> M
     move, a move out of turn or in a finished match raise :class:`ActionError` and change
     nothing.
     """
-    match = _locked(match_id)
-    seats = _seats(match)
+    match, seats = _locked(match_id)
     seat = next((s for s in seats if s.user_id == getattr(user, "pk", None)), None)
     if seat is None:
         raise ActionError(_("You are not playing in this match."))
@@ -230,6 +240,18 @@ def _run_bots(match: Match, seats: list[Seat], state):
     return state, records
 
 
+# What a move can change on the match row (the rest is fixed when the table opens).
+_PLAY_FIELDS = [
+    "state",
+    "status",
+    "version",
+    "moves_played",
+    "started_at",
+    "finished_at",
+    "updated_at",
+]
+
+
 def _store(match: Match, seats: list[Seat], state) -> None:
     """Save the new state, mark whose turn it is, and close the match when the game is over."""
     engine = match.engine
@@ -242,11 +264,24 @@ def _store(match: Match, seats: list[Seat], state) -> None:
             seat.rank = by_seat[seat.index]["rank"]
         match.mark_finished()
         movers = set()
+    # Write only the seats whose turn mark changed (usually two: the one who moved and the
+    # next), and scores and ranks only when the match ends. A bulk_update of every seat is a
+    # CASE expression per field, and building it cost more than the rest of the move.
+    finished = match.status == Match.Status.FINISHED
+    flips = {True: [], False: []}
     for seat in seats:
-        seat.to_move = seat.index in movers and not seat.bot_level
-    Seat.objects.bulk_update(seats, ["to_move", "score", "rank"])
-    match.save()
-    if match.status == Match.Status.FINISHED:
+        to_move = seat.index in movers and not seat.bot_level
+        if to_move != seat.to_move:
+            flips[to_move].append(seat.pk)
+        seat.to_move = to_move
+    if finished:
+        Seat.objects.bulk_update(seats, ["to_move", "score", "rank"])
+    else:
+        for to_move, pks in flips.items():
+            if pks:
+                Seat.objects.filter(pk__in=pks).update(to_move=to_move)
+    match.save(update_fields=_PLAY_FIELDS)
+    if finished:
         match_finished.send(sender=Match, match=match, seats=seats)
 
 
@@ -254,10 +289,9 @@ def _store(match: Match, seats: list[Seat], state) -> None:
 def resign(match_id: int, user) -> Match:
     """Give up: the match ends, the resigning member (and a partner) rank last and the others
     share first."""
-    match = _locked(match_id)
+    match, seats = _locked(match_id)
     if match.status != Match.Status.PLAYING:
         raise ActionError(_("This match is not being played."))
-    seats = _seats(match)
     seat = next((s for s in seats if s.user_id == user.pk), None)
     if seat is None:
         raise ActionError(_("You are not playing in this match."))
