@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import registry
@@ -55,6 +56,8 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "moves": [],
         "error": error,
         "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING),
+        # Reversed once here: a table has a form per legal move, and all post to it.
+        "move_url": reverse("games:move", args=[match.pk]),
     }
     if match.state is None:
         return context
