@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -265,21 +266,20 @@ def _store(match: Match, seats: list[Seat], state) -> None:
         match.mark_finished()
         movers = set()
     # Write only the seats whose turn mark changed (usually two: the one who moved and the
-    # next), and scores and ranks only when the match ends. A bulk_update of every seat is a
-    # CASE expression per field, and building it cost more than the rest of the move.
+    # next), in one statement that flips them, and scores and ranks only when the match ends.
+    # A bulk_update of every seat is a CASE expression per field, and building it cost more
+    # than the rest of the move.
     finished = match.status == Match.Status.FINISHED
-    flips = {True: [], False: []}
+    flipped = []
     for seat in seats:
         to_move = seat.index in movers and not seat.bot_level
         if to_move != seat.to_move:
-            flips[to_move].append(seat.pk)
+            flipped.append(seat.pk)
         seat.to_move = to_move
     if finished:
         Seat.objects.bulk_update(seats, ["to_move", "score", "rank"])
-    else:
-        for to_move, pks in flips.items():
-            if pks:
-                Seat.objects.filter(pk__in=pks).update(to_move=to_move)
+    elif flipped:
+        Seat.objects.filter(pk__in=flipped).update(to_move=Q(to_move=False))
     match.save(update_fields=_PLAY_FIELDS)
     if finished:
         match_finished.send(sender=Match, match=match, seats=seats)
@@ -313,8 +313,8 @@ def resign(match_id: int, user) -> Match:
 
 @transaction.atomic
 def start_match_for(users, variant: RuleVariant) -> Match:
-    """Start a match at once with ``users`` seated in the order given (a league fixture's
-    seat order): no bots, so it is rated whenever the house rules are."""
+    """Start a league fixture's match at once with ``users`` seated in the order given: no
+    bots, so it is rated whenever the house rules are."""
     players = len(users)
     try:
         variant.engine.new_game(players, options=variant.options, seed=0)
@@ -327,6 +327,7 @@ def start_match_for(users, variant: RuleVariant) -> Match:
         players=players,
         created_by=users[0],
         rated=variant.rated,
+        for_fixture=True,
     )
     now = timezone.now()
     seats = [

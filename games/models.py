@@ -169,6 +169,9 @@ class Match(models.Model):
         _("status"), max_length=12, choices=Status.choices, default=Status.OPEN, db_index=True
     )
     rated = models.BooleanField(_("rated"), default=True)
+    # Set when a league starts the match for one of its fixtures, so that the end of every
+    # other match does not have to look for a fixture (a query on the final move).
+    for_fixture = models.BooleanField(_("league fixture"), default=False, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -195,6 +198,10 @@ class Match(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("games:match", args=[self.pk])
+
+    def get_rules_url(self) -> str:
+        """The game's rules page, opened at the house rules this match is played with."""
+        return f"{reverse('games:rules', args=[self.game])}?variant={self.variant_id}"
 
     @property
     def engine(self):

@@ -6,7 +6,8 @@ from .models import Fixture
 
 
 def on_match_finished(sender, match, seats, **kwargs) -> None:
-    # One indexed query for every finished match; most are not league matches.
+    if not match.for_fixture:
+        return  # most matches are not a league's: no query for them
     fixture = Fixture.objects.filter(match=match, status=Fixture.Status.PLAYING).first()
     if fixture is None:
         return

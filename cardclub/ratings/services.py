@@ -55,9 +55,9 @@ def head_to_head(placings: list[Placing], pairs: bool) -> list[tuple[int, int, i
 def record_match(match: Match, seats: list[Seat]) -> list[MatchResult]:
     """Record a match that has just finished; runs inside the transaction that finished it.
 
-    At most five queries whatever the table size: for a rated match, make sure every member has
-    a rating row, lock those rows, update them; then append the results and add up the
-    head-to-head records.
+    Four queries whatever the table size: for a rated match, lock the members' rating rows and
+    update them; then append the results and add up the head-to-head records. (Two more the
+    first time a member plays a rated game of this kind, to create their rows.)
     """
     if match.status != Match.Status.FINISHED:
         return []
@@ -91,18 +91,16 @@ def record_match(match: Match, seats: list[Seat]) -> list[MatchResult]:
 
 def _rate(match: Match, placings: list[Placing], pairs: bool, results) -> None:
     user_ids = [p.user_id for p in placings]
-    # Create missing rows first so that the lock below covers every member: two matches that
-    # finish at once for a newcomer then queue instead of both writing a first rating.
-    Rating.objects.bulk_create(
-        [Rating(user_id=user_id, game=match.game) for user_id in user_ids],
-        ignore_conflicts=True,
-    )
-    ratings = {
-        rating.user_id: rating
-        for rating in Rating.objects.select_for_update().filter(
-            game=match.game, user_id__in=user_ids
+    ratings = _locked_ratings(match.game, user_ids)
+    if len(ratings) < len(user_ids):
+        # A member's first rated game of this one. Create the missing rows, then lock them all:
+        # two matches that finish at once for a newcomer queue on the lock instead of both
+        # writing a first rating. (Only then: the usual final move saves the two queries.)
+        Rating.objects.bulk_create(
+            [Rating(user_id=user_id, game=match.game) for user_id in user_ids],
+            ignore_conflicts=True,
         )
-    }
+        ratings = _locked_ratings(match.game, user_ids)
     before = {user_id: ratings[user_id].skill for user_id in user_ids}
     after = rate_match(placings, before, pairs=pairs)
     for placing in placings:
@@ -121,6 +119,11 @@ def _rate(match: Match, placings: list[Placing], pairs: bool, results) -> None:
         unique_fields=["user", "game"],
         update_fields=RATING_FIELDS,
     )
+
+
+def _locked_ratings(game: str, user_ids: list[int]) -> dict[int, Rating]:
+    rows = Rating.objects.select_for_update().filter(game=game, user_id__in=user_ids)
+    return {rating.user_id: rating for rating in rows}
 
 
 def _fill(result: MatchResult, old: Skill, new: Skill) -> None:

@@ -455,22 +455,30 @@ def test_a_long_history_reaches_the_profile_chart_thinned(alice_client, alice, b
 # --- Queries --------------------------------------------------------------------------------
 
 
-def test_recording_a_rated_match_takes_five_queries_whatever_the_table_size(members):
-    finish(members[:2], [1, 2])  # existing ratings for two, newcomers for three
+def _record_writes(players):
+    """The statements the ratings receiver alone runs for a five-member Scout match."""
     variant = RuleVariant.objects.get(game="scout", slug="standard")
     match = Match.objects.create(
         game="scout", variant=variant, players=5, status="finished", finished_at=_next_time()
     )
     seats = Seat.objects.bulk_create(
-        [Seat(match=match, index=i, user=m, rank=i + 1) for i, m in enumerate(members)]
+        [Seat(match=match, index=i, user=m, rank=i + 1) for i, m in enumerate(players)]
     )
     # The receiver alone: other apps (leagues) listen to the same signal.
     with CaptureQueriesContext(connection) as queries, transaction.atomic():
         on_match_finished(sender=Match, match=match, seats=seats)
-    writes = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
-    assert len(writes) == 5  # ensure, lock, update ratings; results; head-to-head
     assert MatchResult.objects.filter(match=match, rated=True).count() == 5
+    return [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+
+
+def test_recording_a_rated_match_takes_four_queries_whatever_the_table_size(members):
+    finish(members[:2], [1, 2])  # existing ratings for two, newcomers for three
+    # Newcomers: lock, create the missing rows, lock them all, update; results; head-to-head.
+    assert len(_record_writes(members)) == 6
+    # From then on: lock, update; results; head-to-head.
+    assert len(_record_writes(members)) == 4
     assert HeadToHead.objects.filter(user=members[0]).count() == 4
+    assert Rating.objects.get(user=members[2], game="scout").games == 2
 
 
 def test_the_leaderboard_takes_a_fixed_number_of_queries(

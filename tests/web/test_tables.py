@@ -7,6 +7,7 @@ import random
 import pytest
 from django.urls import reverse
 
+from cardclub.ratings.models import Rating
 from games import actions
 from games.escoba import present
 from games.models import Match, MoveRecord, RuleVariant
@@ -254,6 +255,35 @@ def test_a_move_costs_at_most_twelve_queries(
         assert post_move(client, match, code).status_code == 200
 
 
+def play_until_one_move_from_the_end(match, players):
+    """Play the first legal move for whoever is to move until the next one ends the match;
+    return that last move's seat and code."""
+    while True:
+        match.refresh_from_db()
+        seat, state = seat_to_move(match)
+        move = match.engine.legal_moves(state, seat)[0]
+        if match.engine.is_over(match.engine.apply(state, seat, move)):
+            return seat, move.code
+        actions.play_move(match.pk, players[seat], move.code, match.version)
+
+
+def test_the_move_that_ends_a_rated_match_costs_at_most_twelve_queries(
+    match, alice, bob, client_for, django_assert_max_num_queries
+):
+    # Both have played this game before (their rating rows exist), as on most league nights;
+    # the final move also writes the ratings, the results and the head-to-head records.
+    for user in (alice, bob):
+        Rating.objects.create(user=user, game="escoba")
+    assert match.rated
+    seat, code = play_until_one_move_from_the_end(match, [alice, bob])
+    client = client_for([alice, bob][seat])
+    with django_assert_max_num_queries(12):
+        assert post_move(client, match, code).status_code == 200
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert Rating.objects.filter(game="escoba", games=1).count() == 2
+
+
 def test_a_spectator_sees_the_table_without_any_hand(match, charlie, client_for):
     data = match.engine.dump(engine_state(match))
     page = client_for(charlie).get(match.get_absolute_url()).content.decode()
@@ -268,9 +298,10 @@ def test_the_replay_waits_for_the_end_of_the_match(match, alice, client_for):
     page = client.get(reverse("games:replay", args=[match.pk]), {"step": 0})
     assert page.status_code == 200
     assert page.context["step"] == 0
-    # The replay draws the game's own table, every hand open.
-    assert len(page.context["table_cards"]) == 4
+    # The replay draws the game's own table, every hand open. (Four cards, unless the deal
+    # was an opening escoba and the dealer took them: the seed is random.)
     data = match.engine.dump(match.engine.new_game(2, seed=match.seed))
+    assert [c["id"] for c in page.context["table_cards"]] == data["table"]
     html = page.content.decode()
     for card in data["hands"][0] + data["hands"][1]:
         assert f'aria-label="{present.card(card)["name"]}"' in html
