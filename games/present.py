@@ -58,6 +58,8 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING),
         # Reversed once here: a table has a form per legal move, and all post to it.
         "move_url": reverse("games:move", args=[match.pk]),
+        "poll_url": reverse("games:poll", args=[match.pk]),
+        "rules_url": match.get_rules_url(),
     }
     if match.state is None:
         return context

@@ -132,8 +132,11 @@ def invite(request, token):
 def _render_table(request, match, state=None, error=None, status=200):
     """The table partial for htmx (with the seats panel out of band), or the whole page."""
     context = table_context(match, request.user, state=state, error=error)
+    if request.htmx:
+        # The fragment is the table and the seats; the house rules are only on the full page.
+        return TemplateResponse(request, "games/match.html#updates", context, status=status)
     context["rules"] = describe_options(match.game, match.options)
-    template = "games/match.html#updates" if request.htmx else "games/match.html"
+    template = "games/match.html"
     return TemplateResponse(request, template, context, status=status)
 
 
@@ -223,6 +226,7 @@ def replay(request, pk):
         "card_template": f"games/{match.game}/card.html",
         "replaying": True,
         "rules": describe_options(match.game, match.options),
+        "rules_url": match.get_rules_url(),
     }
     present = game_present(match.game)
     if present is not None:

@@ -3,8 +3,12 @@ readers, and the legal moves grouped by the hand card that makes them."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 SUITS = {
     "o": gettext_noop("oros"),
@@ -22,21 +26,60 @@ RANKS = {
 CORNER = {8: "S", 9: "C", 10: "R"}
 
 
-def card(card_id: str) -> dict:
+def card(card_id: str) -> Mapping[str, object]:
+    """A card described for the templates, in the active language. Read-only and shared: the
+    same forty descriptions are asked for dozens of times on every table."""
+    return _card(card_id, get_language())
+
+
+@functools.lru_cache(maxsize=256)
+def _card(card_id: str, language: str | None) -> Mapping[str, object]:
     value, suit = int(card_id[:-1]), card_id[-1]
     rank = _(RANKS[value]) if value in RANKS else str(value)
-    return {
-        "id": card_id,
-        "value": value,
-        "suit": suit,
-        "corner": CORNER.get(value, str(value)),
-        "face": value >= 8,
-        "name": _("%(rank)s de %(suit)s") % {"rank": rank, "suit": _(SUITS[suit])},
-    }
+    return MappingProxyType(
+        {
+            "id": card_id,
+            "value": value,
+            "suit": suit,
+            "corner": CORNER.get(value, str(value)),
+            "face": value >= 8,
+            "name": _("%(rank)s de %(suit)s") % {"rank": rank, "suit": _(SUITS[suit])},
+        }
+    )
 
 
-def cards(card_ids) -> list[dict]:
+def cards(card_ids) -> list[Mapping[str, object]]:
     return [card(c) for c in card_ids]
+
+
+def event_text(event: dict) -> str:
+    """What a move did, after the name of who made it ("plays 7 de oros and takes ...").
+
+    Built here rather than in the template: the table lists the last ten moves on every move
+    and poll, and as template tags the sentences were a large part of drawing it. A penalty
+    names a second seat, so the template words that one itself.
+    """
+    kind = event["kind"]
+    taken = ", ".join(c["name"] for c in event["cards_info"])
+    if kind == "capture":
+        return _("plays %(card)s and takes") % {"card": event["card_info"]["name"]} + " " + taken
+    if kind == "lay":
+        return _("lays down %(card)s") % {"card": event["card_info"]["name"]}
+    if kind == "opening":
+        return _("takes the four opening cards")
+    if kind == "last_take":
+        return _("takes what was left on the table") + ": " + taken
+    return ""
+
+
+def _event(event: dict) -> dict:
+    info = {
+        **event,
+        "card_info": card(event["card"]) if event["card"] else None,
+        "cards_info": cards(event["cards"]),
+    }
+    info["text"] = event_text(info)
+    return info
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -66,12 +109,5 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "table_cards": cards(table_ids),
         "escoba_sides": sides,
         "my_turn": bool(moves),
-        "last_events": [
-            {
-                **event,
-                "card_info": card(event["card"]) if event["card"] else None,
-                "cards_info": cards(event["cards"]),
-            }
-            for event in reversed(view["last_moves"])
-        ],
+        "last_events": [_event(event) for event in reversed(view["last_moves"])],
     }

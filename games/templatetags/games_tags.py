@@ -14,7 +14,7 @@ register = template.Library()
 @register.filter
 def escoba_card(card):
     """A card id or an already described card, described for the Escoba card template."""
-    return card if isinstance(card, dict) else escoba_present.card(card)
+    return escoba_present.card(card) if isinstance(card, str) else card
 
 
 @functools.cache
