@@ -43,15 +43,13 @@ class MoveResult:
 
 
 def _locked(match_id: int) -> tuple[Match, list[Seat]]:
-    """The match, locked, and its seats in order, in one query.
+    """The match, locked, and its seats in order with their members, in one query.
 
     The seats come back as the match's prefetched ``seats``, so the page drawn after the action
-    reuses them instead of querying again. Only the members' names are read: that is all a
-    table shows of them, and the user rows are the widest part of the query.
+    reuses them instead of querying again.
     """
     seats = list(
         Seat.objects.select_related("match", "user")
-        .only(*_SEAT_FIELDS)
         # Lock only the match row: seats are written under the match's lock, users never.
         .select_for_update(of=("match",))
         .filter(match_id=match_id)
@@ -67,13 +65,6 @@ def _locked(match_id: int) -> tuple[Match, list[Seat]]:
     cached._prefetch_done = True
     match._prefetched_objects_cache = {"seats": cached}
     return match, seats
-
-
-_SEAT_FIELDS = [
-    *(f.name for f in Seat._meta.concrete_fields),
-    *(f"match__{f.name}" for f in Match._meta.concrete_fields),
-    "user__username",
-]
 
 
 @transaction.atomic
