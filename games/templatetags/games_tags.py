@@ -5,6 +5,7 @@ import functools
 from django import template
 from django.template.loader import render_to_string
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from games.escoba import present as escoba_present
 
@@ -20,7 +21,8 @@ def escoba_card(card):
 @functools.cache
 def _suit_svg(suit: str) -> str:
     # The same four drawings on every page: render each once per process.
-    return render_to_string("games/escoba/suit.svg", {"suit": suit}).strip()
+    # strip() returns a plain str: mark the rendered (already escaped) drawing safe again.
+    return mark_safe(render_to_string("games/escoba/suit.svg", {"suit": suit}).strip())  # noqa: S308
 
 
 @register.simple_tag

@@ -284,6 +284,12 @@ def test_the_move_that_ends_a_rated_match_costs_at_most_twelve_queries(
     assert Rating.objects.filter(game="escoba", games=1).count() == 2
 
 
+def test_cards_are_drawn_with_their_suit_as_svg_not_as_escaped_text(match, alice, client_for):
+    page = client_for(alice).get(match.get_absolute_url()).content.decode()
+    assert page.count('<svg class="suit"') >= 3  # her three cards at least
+    assert "&lt;svg" not in page
+
+
 def test_a_spectator_sees_the_table_without_any_hand(match, charlie, client_for):
     data = match.engine.dump(engine_state(match))
     page = client_for(charlie).get(match.get_absolute_url()).content.decode()
