@@ -493,7 +493,7 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
         )
         others = [p for i, p in enumerate(points) if i != seat]
         return points[seat] - sum(others) / len(others)
-    points = state.round_scores[rnd - 1]
+    points = state.summaries[rnd - 1].points
     others = [p for i, p in enumerate(points) if i != seat]
     value = points[seat] - sum(others) / len(others)
     if state.phase == engine.OVER and WIN_WEIGHT:

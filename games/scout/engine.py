@@ -35,9 +35,18 @@ Decisions where the rules file (and the seed) are silent:
   (``taken_cards``): a player with a good memory knows them, and bots should too.
 - The cards out of play (``deck`` in the dump) are the removed ones written ``low/high``; in the
   2-player game the 22 cards of round 1 join them when round 2 is dealt from ``set_aside``.
-- A round that ends deals the next one at once; its points stay visible in ``round_scores`` and in
-  the recent moves. At the end of the game the view still hides the other hands (reviewing a
-  finished match with open hands is the web layer's business, from the dump).
+- A round that ends deals the next one at once. Its public summary stays in the state for the
+  rest of the game (``round_summaries`` in the view and the dump): who ended it and how, and per
+  seat the cards taken, the tokens, the cards left in hand, the exemption, the points and the
+  running total. Everything in it was public the moment the round ended (hand sizes, taken
+  piles and tokens are in every view), so every seat and spectators see all of it.
+- The ways a round ends (``RoundSummary.end``): ``"empty_hand"`` (end (a): a show emptied the
+  ender's hand), ``"all_scouted"`` (end (b) with 3-5 players: every other player scouted, so the
+  turn came back to the owner of the active set) and ``"pass"`` (end (b) of the 2-player game:
+  the player on turn passed). The ender is always the owner of the active set, the one seat
+  exempt from the hand penalty, so with end (a) the exemption changes nothing (0 cards).
+- At the end of the game the view still hides the other hands (reviewing a finished match with
+  open hands is the web layer's business, from the dump).
 """
 
 from __future__ import annotations
@@ -435,13 +444,12 @@ class _Entry(NamedTuple):
     """One public line of the recent-moves list (only what every seat saw)."""
 
     seat: int | None
-    kind: str  # decide, show, scout, scout_show, pass, round_end
+    kind: str  # decide, show, scout, scout_show, pass, round_end (its summary: RoundSummary)
     round: int
     cards: tuple[int, ...] = ()  # shown cards
     scouted: int | None = None  # the card taken, as it lay on the table
     end: str | None = None  # "left" / "right"
     took: int = 0  # cards taken face down by this show
-    points: tuple[int, ...] | None = None  # round_end: the round's points per seat
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -452,7 +460,6 @@ class _Entry(NamedTuple):
             "scouted": None if self.scouted is None else _STR[self.scouted],
             "end": self.end,
             "took": self.took,
-            "points": None if self.points is None else list(self.points),
         }
 
     @classmethod
@@ -465,11 +472,67 @@ class _Entry(NamedTuple):
             None if data["scouted"] is None else _card(data["scouted"]),
             data["end"],
             data["took"],
-            None if data["points"] is None else tuple(data["points"]),
         )
 
 
 _LAST = 10
+
+# How a round ended (rules, "End of a round" and "Two players"); see the module docstring.
+END_EMPTY_HAND, END_ALL_SCOUTED, END_PASS = "empty_hand", "all_scouted", "pass"
+_END_KINDS = (END_EMPTY_HAND, END_ALL_SCOUTED, END_PASS)
+
+
+class RoundSummary(NamedTuple):
+    """A finished round's public scoring (rules, "End of a round", "Scoring each round").
+
+    Per-seat tuples hold the counts the points were computed from: cards taken face down,
+    scout tokens (received with 3-5 players, still held with 2) and cards left in hand; the
+    ender (the owner of the active set when the round ended) is exempt from the hand penalty.
+    """
+
+    round: int
+    end: str  # END_EMPTY_HAND, END_ALL_SCOUTED or END_PASS
+    ender: int | None
+    taken: tuple[int, ...]
+    tokens: tuple[int, ...]
+    hand: tuple[int, ...]
+    points: tuple[int, ...]
+    totals: tuple[int, ...]  # the game totals after this round
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "end": self.end,
+            "ender": self.ender,
+            "seats": [
+                {
+                    "seat": i,
+                    "taken": self.taken[i],
+                    "tokens": self.tokens[i],
+                    "hand": self.hand[i],
+                    "exempt": i == self.ender,
+                    "points": self.points[i],
+                    "total": self.totals[i],
+                }
+                for i in range(len(self.points))
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RoundSummary:
+        if data["end"] not in _END_KINDS:
+            raise ValueError(f"not a way to end a round: {data['end']!r}")
+        seats = data["seats"]
+        return cls(
+            data["round"],
+            data["end"],
+            data["ender"],
+            tuple(s["taken"] for s in seats),
+            tuple(s["tokens"] for s in seats),
+            tuple(s["hand"] for s in seats),
+            tuple(s["points"] for s in seats),
+            tuple(s["total"] for s in seats),
+        )
 
 
 @dataclass(frozen=True)
@@ -491,7 +554,7 @@ class State:
     tokens: tuple[int, ...]  # received (3-5 players) or held (2 players)
     chips: tuple[bool, ...]  # scout & show chip spent
     scores: tuple[int, ...]  # game totals of the finished rounds
-    round_scores: tuple[tuple[int, ...], ...]
+    summaries: tuple[RoundSummary, ...]  # one per finished round, in order
     last: tuple[_Entry, ...]
 
 
@@ -511,7 +574,7 @@ def _start_round(
     deck: tuple[int, ...],
     set_aside: tuple[int, ...],
     scores: tuple[int, ...],
-    round_scores: tuple[tuple[int, ...], ...],
+    summaries: tuple[RoundSummary, ...],
     last: tuple[_Entry, ...],
 ) -> State:
     two = players == 2
@@ -534,7 +597,7 @@ def _start_round(
         tokens=(3 if two else 0,) * players,
         chips=(two,) * players,  # no chip in the 2-player game: count it as spent
         scores=scores,
-        round_scores=round_scores,
+        summaries=summaries,
         last=last,
     )
 
@@ -861,7 +924,9 @@ def _play_scout(state: State, seat: int, move: Scout) -> State:
         owner = None  # a set scouted away leaves no active set and no owner [decision]
     turn = seat if two else (seat + 1) % state.players
     if not two and turn == owner:
-        return _end_round(state, hands, rest, owner, state.taken, tokens, state.chips, last)
+        return _end_round(
+            state, END_ALL_SCOUTED, hands, rest, owner, state.taken, tokens, state.chips, last
+        )
     return _evolve(
         state,
         {
@@ -919,7 +984,7 @@ def _after_show(
         taken = _set_at(taken, seat, taken[seat] + beaten)
     last = _push(state.last, entry)
     if not new_hand:  # end (a): the show emptied the hand
-        return _end_round(state, hands, shown, seat, taken, tokens, chips, last)
+        return _end_round(state, END_EMPTY_HAND, hands, shown, seat, taken, tokens, chips, last)
     turn = (seat + 1) % state.players
     return _evolve(
         state,
@@ -944,7 +1009,15 @@ def _play_pass(state: State, seat: int, move: Pass = PASS) -> State:
         raise IllegalMove(gettext_noop("With no active set any card can be shown: show one."))
     last = _push(state.last, _Entry(seat, "pass", state.round))
     return _end_round(
-        state, state.hands, state.active, state.owner, state.taken, state.tokens, state.chips, last
+        state,
+        END_PASS,
+        state.hands,
+        state.active,
+        state.owner,
+        state.taken,
+        state.tokens,
+        state.chips,
+        last,
     )
 
 
@@ -953,6 +1026,7 @@ _PLAYS = {Show: _play_show, Scout: _play_scout, ScoutShow: _play_scout_show, Pas
 
 def _end_round(
     state: State,
+    end: str,
     hands: tuple[tuple[int, ...], ...],
     active: tuple[int, ...],
     ender: int | None,
@@ -961,12 +1035,18 @@ def _end_round(
     chips: tuple[bool, ...],
     last: tuple[_Entry, ...],
 ) -> State:
-    """Score the round (rules, "Scoring each round") and deal the next one, or end the game."""
+    """Score the round (rules, "Scoring each round"), keep its summary, and deal the next round
+    or end the game. ``end`` says how the round ended (``END_*``), ``ender`` who ended it."""
     n = state.players
-    points = round_points([len(t) for t in taken], tokens, [len(h) for h in hands], ender)
+    taken_counts = tuple(len(t) for t in taken)
+    hand_sizes = tuple(len(h) for h in hands)
+    points = tuple(round_points(taken_counts, tokens, hand_sizes, ender))
     scores = tuple(s + p for s, p in zip(state.scores, points, strict=True))
-    round_scores = (*state.round_scores, tuple(points))
-    last = _push(last, _Entry(ender, "round_end", state.round, points=tuple(points)))
+    summary = RoundSummary(
+        state.round, end, ender, taken_counts, tokens, hand_sizes, points, scores
+    )
+    summaries = (*state.summaries, summary)
+    last = _push(last, _Entry(ender, "round_end", state.round))
     if state.round == _rounds(n):
         return _evolve(
             state,
@@ -980,7 +1060,7 @@ def _end_round(
                 "tokens": tokens,
                 "chips": chips,
                 "scores": scores,
-                "round_scores": round_scores,
+                "summaries": summaries,
                 "last": last,
             },
         )
@@ -1002,7 +1082,7 @@ def _end_round(
         deck,
         set_aside,
         scores,
-        round_scores,
+        summaries,
         last,
     )
 
@@ -1021,6 +1101,8 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
 
     Own hand (and, during its hand decision, the hand as it would be rotated); for every seat
     only counts and public facts; never another hand, its order, the deck or the set-aside cards.
+    ``round_summaries`` holds every finished round's scoring (:class:`RoundSummary`, as dicts
+    with a ``seats`` list); the game totals so far are ``scores``.
     """
     n = state.players
     if seat is not None and (
@@ -1059,7 +1141,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "taken_cards": _strs(sorted((c for t in state.taken for c in t), key=_sort_key)),
         "set_aside": len(state.set_aside),
         "scores": list(state.scores),
-        "round_scores": [list(r) for r in state.round_scores],
+        "round_summaries": [r.as_dict() for r in state.summaries],
         "last_moves": [e.as_dict() for e in state.last],
     }
 
@@ -1084,7 +1166,7 @@ def dump(state: State) -> dict[str, Any]:
         "tokens": list(state.tokens),
         "chips": list(state.chips),
         "scores": list(state.scores),
-        "round_scores": [list(r) for r in state.round_scores],
+        "round_summaries": [r.as_dict() for r in state.summaries],
         "last_moves": [e.as_dict() for e in state.last],
     }
 
@@ -1113,7 +1195,7 @@ def load(data: dict[str, Any]) -> State:
         tokens=tuple(data["tokens"]),
         chips=tuple(data["chips"]),
         scores=tuple(data["scores"]),
-        round_scores=tuple(tuple(r) for r in data["round_scores"]),
+        summaries=tuple(RoundSummary.from_dict(r) for r in data["round_summaries"]),
         last=tuple(_Entry.from_dict(e) for e in data["last_moves"]),
     )
 
@@ -1176,6 +1258,6 @@ def sample_state(seen: dict[str, Any], rng: random.Random) -> State:
         tokens=tuple(s["tokens"] for s in seats),
         chips=tuple(n == 2 or bool(s["chip_spent"]) for s in seats),
         scores=tuple(seen["scores"]),
-        round_scores=tuple(tuple(r) for r in seen["round_scores"]),
+        summaries=tuple(RoundSummary.from_dict(r) for r in seen["round_summaries"]),
         last=tuple(_Entry.from_dict(e) for e in seen["last_moves"]),
     )

@@ -261,6 +261,7 @@ def _players(view: dict, seat: int | None) -> list[dict]:
                 "owner": i == view["active_owner"] and bool(view["active"]),
                 "on_turn": view["phase"] == engine.PLAY and i == view["turn"],
                 "score": view["scores"][i],
+                "score_text": number(view["scores"][i]),
             }
         )
     return players
@@ -280,50 +281,80 @@ def _events(view: dict) -> list[dict]:
     return events
 
 
-def _rounds(view: dict) -> list[dict]:
-    """Each finished round's points per seat, and who ended it when the view still says so.
+def signed(points: int) -> str:
+    """Points as a score sheet writes them: ``+3``, ``0``, ``−2`` (a real minus sign)."""
+    return f"+{points}" if points > 0 else number(points)
 
-    The view keeps the points of every round, but the seat that ended a round (exempt from
-    paying for its hand) only while that ``round_end`` is among the recent moves, and the
-    cards/tokens behind the points only for the round on the table.
+
+def number(value: int) -> str:
+    """An int with a real minus sign (``−2``), as the round tables write totals."""
+    return f"\u2212{-value}" if value < 0 else str(value)
+
+
+def _rounds(view: dict, seat: int | None) -> list[dict]:
+    """Every finished round's scoring, from the view's ``round_summaries``.
+
+    How the round ended and who ended it (the owner of the active set, exempt from paying for
+    the cards in hand), then per seat the counts behind the points, the points and the running
+    total. In the 2-player game the round ended by a pass, made by the ender's opponent.
     """
-    enders = {e["round"]: e["seat"] for e in view["last_moves"] if e["kind"] == "round_end"}
+    n = view["player_count"]
     rows = []
-    for number, points in enumerate(view["round_scores"], start=1):
+    for summary in view["round_summaries"]:
+        ender = summary["ender"]
+        passer = None
+        if summary["end"] == engine.END_PASS and n == 2 and ender is not None:
+            passer = 1 - ender
         rows.append(
             {
-                "round": number,
-                "points": points,
-                "ender": enders.get(number),
-                "ender_known": number in enders,
+                "round": summary["round"],
+                "end": summary["end"],
+                "ender": ender,
+                "passer": passer,
+                # Cards the exemption spared the ender (0 when a show emptied the hand).
+                "exempt_hand": 0 if ender is None else summary["seats"][ender]["hand"],
+                "points": [s["points"] for s in summary["seats"]],
+                "points_text": [signed(s["points"]) for s in summary["seats"]],
+                "seats": [_round_seat(s, seat) for s in summary["seats"]],
             }
         )
     return rows
 
 
-def _final_breakdown(view: dict) -> list[dict]:
-    """The last round's scoring, line by line (the view still holds its piles when over)."""
-    if view["phase"] != engine.OVER or not view["round_scores"]:
-        return []
-    ender = view["active_owner"]
-    points = view["round_scores"][-1]
+def _round_seat(row: dict, seat: int | None) -> dict:
+    """One seat's line of a round summary, with its contributions written as points."""
+    # The exemption only shows where it spared something: the ender of end (a) has no cards.
+    spared = row["exempt"] and row["hand"] > 0
+    css = " ".join(name for name, on in (("mine", row["seat"] == seat), ("exempt", spared)) if on)
+    return {
+        **row,
+        "me": row["seat"] == seat,
+        "spared": spared,
+        "css": css,
+        "points_text": signed(row["points"]),
+        "total_text": number(row["total"]),
+        "hand_text": "0" if row["exempt"] else signed(-row["hand"]),
+    }
+
+
+def _standings(view: dict, seat: int | None) -> list[dict]:
+    """The final totals, best first; equal totals share the place (rules, "Scoring each round")."""
+    scores = view["scores"]
     rows = []
-    for info in view["seats"]:
-        i = info["seat"]
-        exempt = i == ender
+    for i, score in enumerate(scores):
+        rank = 1 + sum(1 for other in scores if other > score)
+        flags = (("winner", rank == 1), ("mine", i == seat))
         rows.append(
             {
                 "seat": i,
-                "taken": info["taken"],
-                "tokens": info["tokens"],
-                "hand": info["hand_size"],
-                "exempt": exempt,
-                "penalty": 0 if exempt else info["hand_size"],
-                "points": points[i],
-                "total": view["scores"][i],
+                "score": score,
+                "score_text": number(score),
+                "rank": rank,
+                "winner": rank == 1,
+                "css": " ".join(name for name, on in flags if on),
             }
         )
-    return rows
+    return sorted(rows, key=lambda row: (row["rank"], row["seat"]))
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -332,6 +363,7 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
     kinds = {type(m) for m in moves}
     my_turn = view["phase"] == engine.PLAY and bool(moves)
     deciding = engine.Decide in kinds
+    rounds = _rounds(view, seat)
     context: dict = {
         "sc_two": two,
         "sc_my_turn": my_turn,
@@ -343,8 +375,8 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "sc_players": _players(view, seat),
         "sc_waiting": [s["seat"] for s in view["seats"] if not s["decided"]],
         "sc_events": _events(view),
-        "sc_rounds": _rounds(view),
-        "sc_final": _final_breakdown(view),
+        "sc_rounds": rounds,
+        "sc_standings": [],
         "sc_taken_cards": cards(view["taken_cards"]),
         "sc_show": [],
         "sc_scout_ends": [],
@@ -357,16 +389,14 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
     }
     if seat is not None:
         context["sc_me"] = view["seats"][seat]
-    last_round_end = next(
-        (e for e in reversed(view["last_moves"]) if e["kind"] == "round_end"), None
-    )
     # The round just ended, while the next one's hands are being decided (at the end of the
-    # match the final scoring says it all).
-    if last_round_end and view["phase"] == engine.DECIDE:
-        context["sc_round_end"] = last_round_end
+    # match the final standings and the round-by-round scoring say it all).
+    if view["phase"] == engine.DECIDE and rounds and rounds[-1]["round"] == view["round"] - 1:
+        context["sc_round_end"] = rounds[-1]
     if view["phase"] == engine.OVER:
-        best = max(view["scores"])
-        context["sc_winners"] = [i for i, s in enumerate(view["scores"]) if s == best]
+        standings = _standings(view, seat)
+        context["sc_standings"] = standings
+        context["sc_winners"] = [row["seat"] for row in standings if row["winner"]]
     if my_turn:
         windows = [(m.start, m.length, m.code) for m in moves if isinstance(m, engine.Show)]
         groups = _window_groups(hand, windows)

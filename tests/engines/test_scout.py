@@ -77,6 +77,12 @@ def play_all_decisions(state, rotate=()):
     return state
 
 
+def summary_rows(summary):
+    """A round summary's seats as ``(taken, tokens, hand, exempt, points, total)``."""
+    keys = ("taken", "tokens", "hand", "exempt", "points", "total")
+    return [tuple(row[k] for k in keys) for row in summary["seats"]]
+
+
 def random_playout(players, seed, on_state=None):
     rng = random.Random(seed)
     state = engine.new_game(players, seed=seed)
@@ -573,7 +579,14 @@ def test_emptying_the_hand_ends_the_round_and_exempts_that_player():
     state = position(hands=hands, active=["1/9"], owner=2, turn=0, tokens=[0, 2, 1])
     after = apply(state, 0, Show(0, 2))
     # seat 0: 1 taken; seat 1: 2 tokens - 3 cards; seat 2: 1 token - 3 cards
-    assert engine.view(after, 0)["round_scores"] == [[1, -1, -2]]
+    (summary,) = engine.view(after, 0)["round_summaries"]
+    assert (summary["round"], summary["end"], summary["ender"]) == (1, "empty_hand", 0)
+    assert summary_rows(summary) == [
+        # taken, tokens, hand, exempt, points, total
+        (1, 0, 0, True, 1, 1),
+        (0, 2, 3, False, -1, -1),
+        (0, 1, 3, False, -2, -2),
+    ]
     assert after.round == 2 and after.phase == "decide"
     last = engine.view(after, 1)["last_moves"]
     assert last[-1] == {
@@ -584,7 +597,6 @@ def test_emptying_the_hand_ends_the_round_and_exempts_that_player():
         "scouted": None,
         "end": None,
         "took": 0,
-        "points": [1, -1, -2],
     }
     assert last[-2]["kind"] == "show" and last[-2]["cards"] == ["3/1", "4/2"]
 
@@ -599,7 +611,13 @@ def test_when_everyone_else_scouts_the_round_ends_and_the_owner_keeps_their_card
     # The turn came back to seat 0, whose 5 is still the active set: the round is over.
     assert state.round == 2
     # seat 0: 2 tokens, 1 card in hand but exempt; seats 1 and 2: -4 cards each.
-    assert engine.view(state, 0)["round_scores"] == [[2, -4, -4]]
+    (summary,) = engine.view(state, 0)["round_summaries"]
+    assert (summary["end"], summary["ender"]) == ("all_scouted", 0)
+    assert summary_rows(summary) == [
+        (0, 2, 1, True, 2, 2),
+        (0, 0, 4, False, -4, -4),
+        (0, 0, 4, False, -4, -4),
+    ]
     assert engine.view(state, 0)["scores"] == [2, -4, -4]
 
 
@@ -616,8 +634,8 @@ def test_a_set_scouted_away_has_no_owner_so_the_round_goes_on():
 
 def test_the_game_ends_after_as_many_rounds_as_players_and_ties_share_a_rank():
     state = random_playout(3, 8)
-    assert len(state.round_scores) == 3
-    assert list(state.scores) == [sum(r[i] for r in state.round_scores) for i in range(3)]
+    assert len(state.summaries) == 3
+    assert list(state.scores) == [sum(r.points[i] for r in state.summaries) for i in range(3)]
     assert engine.to_move(state) == ()
     data = engine.dump(state)
     data["scores"] = [4, 9, 4]
@@ -633,6 +651,127 @@ def test_the_scout_and_show_chip_returns_every_round():
     state = apply(state, 0, Show(0, 1))
     assert engine.dump(state)["chips"] == [False, False, False]
     assert engine.dump(state)["tokens"] == [0, 0, 0]
+
+
+# --------------------------------------------------------------------------------------------
+# Round summaries: every finished round's scoring stays public for the rest of the game
+# --------------------------------------------------------------------------------------------
+
+ENDS_BY_PLAYERS = {2: {"empty_hand", "pass"}, 3: {"empty_hand", "all_scouted"}}
+
+
+def check_summaries(summaries, players, scores):
+    """Each summary adds up by the rules, and its totals run on to the game's scores."""
+    totals = [0] * players
+    for number, summary in enumerate(summaries, start=1):
+        assert summary["round"] == number
+        assert summary["end"] in ENDS_BY_PLAYERS[min(players, 3)]
+        ender = summary["ender"]
+        assert [row["seat"] for row in summary["seats"]] == list(range(players))
+        assert [row["seat"] for row in summary["seats"] if row["exempt"]] == [ender]
+        if summary["end"] == "empty_hand":
+            assert summary["seats"][ender]["hand"] == 0
+        for row in summary["seats"]:
+            penalty = 0 if row["exempt"] else row["hand"]
+            assert row["points"] == row["taken"] + row["tokens"] - penalty
+            totals[row["seat"]] += row["points"]
+            assert row["total"] == totals[row["seat"]]
+    assert totals == list(scores)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 3), (3, 4), (4, 5), (5, 6), (5, 7)])
+def test_every_round_leaves_a_summary_that_adds_up_to_the_game_totals(players, seed):
+    state = random_playout(players, seed)
+    seen = engine.view(state, None)
+    assert len(seen["round_summaries"]) == seen["rounds"]
+    check_summaries(seen["round_summaries"], players, seen["scores"])
+    assert [row["score"] for row in engine.outcome(state)] == seen["scores"]
+
+
+def test_a_round_summary_outlives_the_recent_moves():
+    just_ended = {}
+
+    def watch(state):
+        summaries = engine.view(state, None)["round_summaries"]
+        if summaries and summaries[-1]["round"] not in just_ended:
+            just_ended[summaries[-1]["round"]] = summaries[-1]
+
+    state = random_playout(5, 9, watch)
+    seen = engine.view(state, 2)
+    assert all(e["round"] > 1 for e in seen["last_moves"]), "round 1 left the recent moves"
+    assert seen["round_summaries"][0] == just_ended[1]
+    assert seen["round_summaries"][0]["ender"] is not None
+    assert seen["round_summaries"][:4] == [just_ended[r] for r in range(1, 5)]
+
+
+def test_the_two_ways_to_end_a_round_are_both_summarised():
+    hands = [["3/1", "4/2", "5/3", "9/2"], ["6/1", "6/2", "8/1"], ["5/1", "2/1", "10/1"]]
+    state = position(hands=hands, turn=0)
+    state = apply(state, 0, Show(0, 3))
+    state = apply(state, 1, Scout("L", False, 0))
+    scouted = apply(state, 2, Scout("L", False, 0))
+    emptied = apply(
+        position(hands=[["9/1"], *hands[1:]], active=["2/5"], owner=2, turn=0), 0, Show(0, 1)
+    )
+    for after, end, exempt_hand in ((scouted, "all_scouted", 1), (emptied, "empty_hand", 0)):
+        (summary,) = engine.view(after, 1)["round_summaries"]
+        assert (summary["end"], summary["ender"]) == (end, 0)
+        assert summary["seats"][0]["exempt"] and summary["seats"][0]["hand"] == exempt_hand
+
+
+def test_the_exemption_spares_only_the_ender_who_still_holds_cards():
+    hands = [["3/1", "4/2", "5/3", "9/2", "9/4"], ["6/1", "6/2", "8/1"], ["5/1", "2/1", "10/1"]]
+    state = position(hands=hands, turn=0, tokens=[0, 1, 0])
+    state = apply(state, 0, Show(0, 3))
+    state = apply(state, 1, Scout("R", True, 3))
+    state = apply(state, 2, Scout("L", False, 0))
+    (summary,) = engine.view(state, 0)["round_summaries"]
+    # seat 0 keeps 2 cards but is exempt; seat 1 holds 4 cards and 1 token, seat 2 4 cards.
+    assert summary_rows(summary) == [
+        (0, 2, 2, True, 2, 2),
+        (0, 1, 4, False, -3, -3),
+        (0, 0, 4, False, -4, -4),
+    ]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 5), st.integers(0, 10**6))
+def test_the_round_points_of_random_games_sum_to_the_final_scores(players, seed):
+    state = random_playout(players, seed)
+    summaries = engine.view(state, None)["round_summaries"]
+    sums = [sum(s["seats"][i]["points"] for s in summaries) for i in range(players)]
+    totals = [row["total"] for row in summaries[-1]["seats"]]
+    assert sums == list(state.scores) == totals
+    for seat in range(players):
+        assert engine.view(state, seat)["round_summaries"] == summaries, "public to every seat"
+
+
+def test_round_summaries_survive_dump_and_load_and_name_no_card():
+    state = engine.new_game(4, seed=17)
+    rng = random.Random(17)
+    while state.round < 3:
+        seat = rng.choice(engine.to_move(state))
+        state = apply(state, seat, rng.choice(legal_moves(state, seat)))
+    data = json.loads(json.dumps(engine.dump(state)))
+    assert len(data["round_summaries"]) == 2
+    loaded = engine.load(data)
+    assert loaded == state and engine.dump(loaded) == data
+    assert engine.view(loaded, 1)["round_summaries"] == engine.view(state, 1)["round_summaries"]
+
+    def strings(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+
+    assert set(strings(data["round_summaries"])) <= {"empty_hand", "all_scouted", "pass"}
+    data["round_summaries"][0]["end"] = "resigned"
+    with pytest.raises(ValueError, match="resigned"):
+        engine.load(data)
 
 
 # --------------------------------------------------------------------------------------------
@@ -670,7 +809,9 @@ def test_a_pass_ends_the_two_player_round_and_unspent_tokens_score():
     state = position(players=2, hands=hands, active=["5/9"], owner=1, turn=0, tokens=[1, 3])
     state = apply(state, 0, PASS)
     # seat 0: 1 token - 3 cards; seat 1 owns the active set: 3 tokens, its 2 cards not counted.
-    assert engine.view(state, 0)["round_scores"] == [[-2, 3]]
+    (summary,) = engine.view(state, 0)["round_summaries"]
+    assert (summary["end"], summary["ender"]) == ("pass", 1)
+    assert summary_rows(summary) == [(0, 1, 3, False, -2, -2), (0, 3, 2, True, 3, 3)]
     assert state.round == 2
 
 
@@ -702,7 +843,7 @@ def test_the_two_player_game_deals_the_set_aside_cards_in_round_two_and_ends_aft
     while not engine.is_over(state):
         seat = engine.to_move(state)[0]
         state = apply(state, seat, rng.choice(legal_moves(state, seat)))
-    assert len(state.round_scores) == 2
+    assert len(state.summaries) == 2
 
 
 # --------------------------------------------------------------------------------------------

@@ -186,8 +186,29 @@ def test_two_players_pay_a_token_to_scout_keep_the_turn_and_may_pass(make_member
     # The owner of the active set ended the round: marked in the scores, exempt.
     row = re.search(rf'<tr data-seat="{owner}"[^>]*>(.*?)</tr>', fragment, re.S).group(1)
     assert "sc-ender" in row
-    assert state.round_scores[0][owner] == 3, "three tokens held, no penalty for the hand"
-    assert state.round_scores[0][seat] == 2 - 12, "two tokens held, twelve cards in hand"
+    points = state.summaries[0].points
+    assert points[owner] == 3, "three tokens held, no penalty for the hand"
+    assert points[seat] == 2 - 12, "two tokens held, twelve cards in hand"
+    # The round's table says who passed, and that the owner's cards cost nothing.
+    assert breakdown_row(fragment, 1, owner)[2].startswith('0 <span class="sc-exempt"')
+    assert breakdown_row(fragment, 1, seat)[1:3] == ["+2", "\u221212"]
+
+
+def breakdown(html: str, number: int) -> str:
+    """The table of round ``number`` in the round-by-round scoring."""
+    found = re.search(
+        rf'<table class="data sc-breakdown" id="sc-round-{number}"[^>]*>(.*?)</table>', html, re.S
+    )
+    assert found, f"no table for round {number}"
+    return found.group(1)
+
+
+def breakdown_row(html: str, number: int, seat: int) -> list[str]:
+    """The cells of ``seat``'s row in round ``number``'s table: taken, tokens, hand, points,
+    running total (as the page writes them)."""
+    row = re.search(rf'<tr data-seat="{seat}"[^>]*>(.*?)</tr>', breakdown(html, number), re.S)
+    assert row, f"no row for seat {seat} in round {number}"
+    return [cell.strip() for cell in re.findall(r'<td class="num">(.*?)</td>', row.group(1), re.S)]
 
 
 def deal_a_run_of_three(match, seat):
@@ -217,17 +238,24 @@ def deal_a_run_of_three(match, seat):
     return "s:0:3"
 
 
+def end_the_round_by_scouting(match, clients):
+    """Three players: the seat on turn shows a run of three that the two others only scout,
+    which ends the round; return that seat (the owner of the set, who ended it)."""
+    owner, _state = on_turn(match)
+    play(clients[owner], match, deal_a_run_of_three(match, owner))
+    for _ in range(2):
+        seat, _state = on_turn(match)
+        play(clients[seat], match, "c:L:0:0")
+    return owner
+
+
 def test_a_round_ends_when_every_other_player_only_scouted(make_member, client_for):
     match, _users, clients = seated(make_member, client_for, 3)
     decide_all(match, clients)
-    owner, state = on_turn(match)
-    play(clients[owner], match, deal_a_run_of_three(match, owner))
-    for _ in range(2):
-        seat, state = on_turn(match)
-        play(clients[seat], match, "c:L:0:0")
+    owner = end_the_round_by_scouting(match, clients)
     state = engine_state(match)
     assert (state.round, state.phase) == (2, engine.DECIDE)
-    points = state.round_scores[0]
+    points = state.summaries[0].points
     assert points[owner] == 2, "two tokens, no penalty for the hand: the ender is exempt"
     html = page(clients[0], match)
     assert 'class="panel sc-round-end"' in html
@@ -236,25 +264,32 @@ def test_a_round_ends_when_every_other_player_only_scouted(make_member, client_f
     assert 'class="ev-round_end"' in html
 
 
-@pytest.mark.parametrize("players", [2, 5])
-def test_a_round_ends_when_a_show_empties_a_hand(players, make_member, client_for):
-    match, _users, clients = seated(make_member, client_for, players)
-    decide_all(match, clients)
+def leave_one_card_to_the_seat_on_turn(match):
+    """Put all but one card of the seat on turn out of play, so that its show empties its
+    hand; return that seat."""
     seat, state = on_turn(match)
-    # Leave the seat on turn one card (the rest out of play) so that its show empties the hand.
     data = engine.dump(state)
     data["deck"] += data["hands"][seat][1:]
     data["hands"][seat] = data["hands"][seat][:1]
     match.state = data
     match.save(update_fields=["state"])
+    return seat
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_a_round_ends_when_a_show_empties_a_hand(players, make_member, client_for):
+    match, _users, clients = seated(make_member, client_for, players)
+    decide_all(match, clients)
+    seat = leave_one_card_to_the_seat_on_turn(match)
     html = page(clients[seat], match)
     assert codes(html, "s") == {"s:0:1"}
     fragment = play(clients[seat], match, "s:0:1").content.decode()
     state = engine_state(match)
     assert (state.round, state.phase) == (2, engine.DECIDE)
     held = 3 if players == 2 else 0  # with two players the tokens still held count
-    assert state.round_scores[0][seat] == held, "no cards taken, and the hand is exempt"
-    assert all(p < 0 for i, p in enumerate(state.round_scores[0]) if i != seat)
+    points = state.summaries[0].points
+    assert points[seat] == held, "no cards taken, and the hand is exempt"
+    assert all(p < 0 for i, p in enumerate(points) if i != seat)
     assert 'class="panel sc-round-end"' in fragment
     row = re.search(rf'<tr data-seat="{seat}"[^>]*>(.*?)</tr>', fragment, re.S).group(1)
     assert "sc-ender" in row
@@ -346,15 +381,69 @@ def test_the_last_round_ends_the_match_with_its_scoring_and_the_winners(make_mem
     best = max(state.scores)
     winners = {int(s) for s in re.findall(r'class="sc-winner" data-seat="(\d+)"', html)}
     assert winners == {i for i, s in enumerate(state.scores) if s == best}
-    breakdown = re.search(r'<table class="data sc-breakdown">(.*?)</table>', html, re.S).group(1)
-    assert len(re.findall(r"<tr data-seat=", breakdown)) == 2
-    if state.owner is not None:
-        assert f'<tr data-seat="{state.owner}" class="exempt">' in breakdown
+    standings = re.search(r'<table class="data sc-standings">(.*?)</table>', html, re.S).group(1)
+    ranked = [int(s) for s in re.findall(r'<tr data-seat="(\d+)"', standings)]
+    assert [state.scores[i] for i in ranked] == sorted(state.scores, reverse=True)
+    assert len(re.findall(r'<tr data-seat="\d+" class="winner', standings)) == len(winners)
+    totals = re.findall(r'<td class="num"><strong>([^<]+)</strong></td>', standings)
+    assert totals == [present.number(state.scores[i]) for i in ranked]
+    for summary in state.summaries:
+        for i in range(2):
+            total = breakdown_row(html, summary.round, i)[-1]
+            assert total == f"<strong>{present.number(summary.totals[i])}</strong>"
+        if summary.hand[summary.ender]:  # the ender's cards in hand cost nothing
+            table = breakdown(html, summary.round)
+            assert re.search(rf'<tr data-seat="{summary.ender}" class="[^"]*\bexempt\b', table)
     scores = re.search(r'<section class="panel sc-scores".*?</section>', html, re.S).group(0)
-    assert scores.count('<th class="num">') == 3, "two rounds and the total"
+    head = re.search(r"<thead>(.*?)</thead>", scores, re.S).group(1)
+    assert head.count('<th scope="col" class="num">') == 3, "two rounds and the total"
     assert codes(html, "s") == set() and codes(html, "c") == set()
     replay = client_for(users[0]).get(reverse("games:replay", args=[match.pk]))
     assert replay.status_code == 200 and b"scard" in replay.content
+
+
+def test_after_two_rounds_the_page_breaks_down_the_first_round_not_only_its_points(
+    make_member, client_for, charlie
+):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    # Round 1: a run of three that both others only scout, so its owner ends the round with
+    # nine cards in hand, exempt.
+    owner = end_the_round_by_scouting(match, clients)
+    decide_all(match, clients)
+    # Round 2: the seat on turn is left one card and shows it.
+    seat = leave_one_card_to_the_seat_on_turn(match)
+    play(clients[seat], match, "s:0:1")
+    state = engine_state(match)
+    assert (state.round, len(state.summaries)) == (3, 2)
+
+    for html in (page(clients[(owner + 1) % 3], match), page(client_for(charlie), match)):
+        # Round 1, row by row: cards taken, tokens, cards in hand, points, running total.
+        exempt = breakdown_row(html, 1, owner)
+        assert exempt[:2] == ["+0", "+2"]
+        assert re.fullmatch(
+            r'0 <span class="sc-exempt" title="[^"]+">.*\b9\b.*</span>', exempt[2], re.S
+        )
+        assert 'class="visually-hidden"' in exempt[2], "the exemption is explained in words"
+        assert exempt[3:] == ["+2", "<strong>2</strong>"]
+        for other in {0, 1, 2} - {owner}:
+            assert breakdown_row(html, 1, other) == [
+                "+0",
+                "+0",
+                "\u221213",
+                "\u221213",
+                "<strong>\u221213</strong>",
+            ]
+        table = breakdown(html, 1)
+        assert re.search(rf'<tr data-seat="{owner}" class="[^"]*\bexempt\b', table)
+        assert "<caption>" in table and '<th scope="row">' in table
+        # Round 2: ended by emptying a hand, so nothing to exempt; totals run on from round 1.
+        ender = breakdown_row(html, 2, seat)
+        assert ender[2] == "0" and "sc-exempt" not in breakdown(html, 2)
+        for i in range(3):
+            total = present.number(state.scores[i])
+            assert breakdown_row(html, 2, i)[-1] == f"<strong>{total}</strong>"
+        assert 'href="#sc-round-2"' in html, "the round-end notice links to the scoring"
 
 
 def test_a_spectator_sees_the_table_but_no_hand_and_no_move(make_member, client_for, charlie):
@@ -381,3 +470,35 @@ def test_the_card_template_takes_a_card_string_or_an_id():
     assert present.describe_set(["6/1", "5/2", "4/9"])["low"] == 4
     assert present.describe_set(["4/1", "4/2"])["kind"] == "group"
     assert present.describe_set(["4/1", "6/2"]) is None
+
+
+def test_the_migration_rebuilds_a_scout_state_saved_in_the_old_form_from_the_move_log(
+    alice, bob, charlie
+):
+    import importlib
+
+    from django.apps import apps
+
+    match = start_match("scout", [alice, bob, charlie])
+    rng = random.Random(5)
+    for _ in range(40):
+        match.refresh_from_db()
+        state = engine_state(match)
+        seat = engine.to_move(state)[0]
+        move = rng.choice(engine.legal_moves(state, seat))
+        actions.play_move(match.pk, [alice, bob, charlie][seat], move.code, match.version)
+    match.refresh_from_db()
+    current = match.state
+    # What a state saved before round summaries looked like: points per round only.
+    old = {k: v for k, v in current.items() if k != "round_summaries"}
+    old["round_scores"] = [
+        [seat["points"] for seat in summary["seats"]] for summary in current["round_summaries"]
+    ]
+    Match.objects.filter(pk=match.pk).update(state=old)
+    with pytest.raises(KeyError):
+        engine.load(old)
+    migration = importlib.import_module("games.migrations.0004_rebuild_scout_states")
+    migration.rebuild(apps, None)
+    match.refresh_from_db()
+    assert match.state == current
+    assert engine.load(match.state) == engine_state(match)

@@ -1,0 +1,30 @@
+"""Rebuild the saved state of every Scout match from its move log.
+
+The Scout state now keeps a summary of every finished round (``round_summaries``) instead of
+the points alone (``round_scores``), so a state saved before cannot be loaded. The move log is
+the truth: replaying it with the engine gives the state in the new form, summaries included.
+"""
+
+from django.db import migrations
+
+
+def rebuild(apps, schema_editor):
+    from games.scout import engine
+
+    Match = apps.get_model("games", "Match")
+    MoveRecord = apps.get_model("games", "MoveRecord")
+    matches = Match.objects.filter(game="scout", state__isnull=False)
+    for match in matches.iterator():
+        state = engine.new_game(match.players, options=match.options, seed=match.seed)
+        for seat, code in (
+            MoveRecord.objects.filter(match=match).order_by("seq").values_list("seat", "code")
+        ):
+            state = engine.apply(state, seat, engine.parse_move(code))
+        match.state = engine.dump(state)
+        match.save(update_fields=["state"])
+
+
+class Migration(migrations.Migration):
+    dependencies = [("games", "0003_match_for_fixture")]
+
+    operations = [migrations.RunPython(rebuild, migrations.RunPython.noop)]
