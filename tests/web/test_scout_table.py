@@ -197,7 +197,7 @@ def test_two_players_pay_a_token_to_scout_keep_the_turn_and_may_pass(make_member
 def breakdown(html: str, number: int) -> str:
     """The table of round ``number`` in the round-by-round scoring."""
     found = re.search(
-        rf'<table class="data sc-breakdown" id="sc-round-{number}"[^>]*>(.*?)</table>', html, re.S
+        rf'id="sc-round-{number}".*?<table class="data sc-breakdown"[^>]*>(.*?)</table>', html, re.S
     )
     assert found, f"no table for round {number}"
     return found.group(1)
@@ -436,7 +436,7 @@ def test_after_two_rounds_the_page_breaks_down_the_first_round_not_only_its_poin
             ]
         table = breakdown(html, 1)
         assert re.search(rf'<tr data-seat="{owner}" class="[^"]*\bexempt\b', table)
-        assert "<caption>" in table and '<th scope="row">' in table
+        assert "<caption" in table and '<th scope="row">' in table
         # Round 2: ended by emptying a hand, so nothing to exempt; totals run on from round 1.
         ender = breakdown_row(html, 2, seat)
         assert ender[2] == "0" and "sc-exempt" not in breakdown(html, 2)
