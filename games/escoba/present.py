@@ -26,10 +26,14 @@ RANKS = {
 CORNER = {8: "S", 9: "C", 10: "R"}
 
 
-def card(card_id: str) -> Mapping[str, object]:
-    """A card described for the templates, in the active language. Read-only and shared: the
-    same forty descriptions are asked for dozens of times on every table."""
-    return _card(card_id, get_language())
+def card(card_id: str, language: str | None = None) -> Mapping[str, object]:
+    """A card described for the templates, in ``language`` (by default the active one).
+
+    Read-only and shared: the same forty descriptions are asked for dozens of times on every
+    table. Callers describing many cards pass the language they looked up once, since looking
+    it up is itself a good part of the cost.
+    """
+    return _card(card_id, language or get_language())
 
 
 @functools.lru_cache(maxsize=256)
@@ -48,8 +52,9 @@ def _card(card_id: str, language: str | None) -> Mapping[str, object]:
     )
 
 
-def cards(card_ids) -> list[Mapping[str, object]]:
-    return [card(c) for c in card_ids]
+def cards(card_ids, language: str | None = None) -> list[Mapping[str, object]]:
+    language = language or get_language()
+    return [_card(c, language) for c in card_ids]
 
 
 def event_text(event: dict) -> str:
@@ -72,17 +77,18 @@ def event_text(event: dict) -> str:
     return ""
 
 
-def _event(event: dict) -> dict:
+def _event(event: dict, language: str) -> dict:
     info = {
         **event,
-        "card_info": card(event["card"]) if event["card"] else None,
-        "cards_info": cards(event["cards"]),
+        "card_info": _card(event["card"], language) if event["card"] else None,
+        "cards_info": cards(event["cards"], language),
     }
     info["text"] = event_text(info)
     return info
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
+    language = get_language()
     table_ids = view["table"]
     choices = []
     for index, card_id in enumerate(view.get("hand") or []):
@@ -94,20 +100,22 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
                 captures.append(
                     {
                         "code": move.code,
-                        "cards": cards(move.take),
+                        "cards": cards(move.take, language),
                         "escoba": len(move.take) == len(table_ids),
                     }
                 )
             else:
                 lay = move.code
-        choices.append({"index": index, "card": card(card_id), "captures": captures, "lay": lay})
+        choices.append(
+            {"index": index, "card": _card(card_id, language), "captures": captures, "lay": lay}
+        )
     sides = []
     for side in view["sides"]:
         sides.append({**side, "mine": seat is not None and seat in side["seats"]})
     return {
         "hand_choices": choices,
-        "table_cards": cards(table_ids),
+        "table_cards": cards(table_ids, language),
         "escoba_sides": sides,
         "my_turn": bool(moves),
-        "last_events": [_event(event) for event in reversed(view["last_moves"])],
+        "last_events": [_event(event, language) for event in reversed(view["last_moves"])],
     }
