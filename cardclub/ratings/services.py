@@ -55,9 +55,9 @@ def head_to_head(placings: list[Placing], pairs: bool) -> list[tuple[int, int, i
 def record_match(match: Match, seats: list[Seat]) -> list[MatchResult]:
     """Record a match that has just finished; runs inside the transaction that finished it.
 
-    Four queries whatever the table size: for a rated match, lock the members' rating rows and
-    update them; then append the results and add up the head-to-head records. (Two more the
-    first time a member plays a rated game of this kind, to create their rows.)
+    Four queries whatever the table size: for a rated match, claim the members' rating rows
+    (created if new, locked) and update them; then append the results and add up the
+    head-to-head records.
     """
     if match.status != Match.Status.FINISHED:
         return []
@@ -91,16 +91,7 @@ def record_match(match: Match, seats: list[Seat]) -> list[MatchResult]:
 
 def _rate(match: Match, placings: list[Placing], pairs: bool, results) -> None:
     user_ids = [p.user_id for p in placings]
-    ratings = _locked_ratings(match.game, user_ids)
-    if len(ratings) < len(user_ids):
-        # A member's first rated game of this one. Create the missing rows, then lock them all:
-        # two matches that finish at once for a newcomer queue on the lock instead of both
-        # writing a first rating. (Only then: the usual final move saves the two queries.)
-        Rating.objects.bulk_create(
-            [Rating(user_id=user_id, game=match.game) for user_id in user_ids],
-            ignore_conflicts=True,
-        )
-        ratings = _locked_ratings(match.game, user_ids)
+    ratings = _claim_ratings(match.game, user_ids)
     before = {user_id: ratings[user_id].skill for user_id in user_ids}
     after = rate_match(placings, before, pairs=pairs)
     for placing in placings:
@@ -121,9 +112,38 @@ def _rate(match: Match, placings: list[Placing], pairs: bool, results) -> None:
     )
 
 
-def _locked_ratings(game: str, user_ids: list[int]) -> dict[int, Rating]:
-    rows = Rating.objects.select_for_update().filter(game=game, user_id__in=user_ids)
-    return {rating.user_id: rating for rating in rows}
+def _claim_sql(rows: int) -> str:
+    """Create the missing rating rows and lock and read them all, in one statement.
+
+    ``INSERT … ON CONFLICT DO UPDATE … RETURNING``: a new member's row is inserted, an existing
+    one is "updated" to itself, which takes its row lock as ``SELECT … FOR UPDATE`` would, and
+    every row comes back. Two matches that finish at once for the same members queue on those
+    locks, and a newcomer's first rating cannot be written twice. The same statement works on
+    PostgreSQL and on SQLite (3.35 and newer), where the write transaction already serialises.
+    """
+    quote = connection.ops.quote_name
+    table = quote(Rating._meta.db_table)
+    columns = [quote(f.column) for f in _CLAIM_FIELDS]
+    values = ", ".join(["(" + ", ".join(["%s"] * len(columns)) + ")"] * rows)
+    user, game = (quote(Rating._meta.get_field(name).column) for name in ("user", "game"))
+    every = ", ".join(quote(f.column) for f in Rating._meta.concrete_fields)
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values} "
+        f"ON CONFLICT ({user}, {game}) DO UPDATE SET {game} = excluded.{game} RETURNING {every}"
+    )
+
+
+_CLAIM_FIELDS = [f for f in Rating._meta.concrete_fields if not f.primary_key]
+
+
+def _claim_ratings(game: str, user_ids: list[int]) -> dict[int, Rating]:
+    """The members' ratings for ``game``, locked for this transaction, new ones created with
+    the model's defaults."""
+    params = []
+    for user_id in user_ids:
+        fresh = Rating(user_id=user_id, game=game)
+        params += [f.get_db_prep_save(getattr(fresh, f.attname), connection) for f in _CLAIM_FIELDS]
+    return {r.user_id: r for r in Rating.objects.raw(_claim_sql(len(user_ids)), params)}
 
 
 def _fill(result: MatchResult, old: Skill, new: Skill) -> None:

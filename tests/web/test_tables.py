@@ -267,13 +267,15 @@ def play_until_one_move_from_the_end(match, players):
         actions.play_move(match.pk, players[seat], move.code, match.version)
 
 
+@pytest.mark.parametrize("played_before", [True, False], ids=["rated-before", "first-rated-game"])
 def test_the_move_that_ends_a_rated_match_costs_at_most_twelve_queries(
-    match, alice, bob, client_for, django_assert_max_num_queries
+    played_before, match, alice, bob, client_for, django_assert_max_num_queries
 ):
-    # Both have played this game before (their rating rows exist), as on most league nights;
-    # the final move also writes the ratings, the results and the head-to-head records.
-    for user in (alice, bob):
-        Rating.objects.create(user=user, game="escoba")
+    # The final move also writes the ratings (creating a newcomer's), the results and the
+    # head-to-head records.
+    if played_before:
+        for user in (alice, bob):
+            Rating.objects.create(user=user, game="escoba")
     assert match.rated
     seat, code = play_until_one_move_from_the_end(match, [alice, bob])
     client = client_for([alice, bob][seat])
