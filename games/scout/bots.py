@@ -154,30 +154,6 @@ def hand_value(vals: Sequence[int]) -> float:
     return best[n]
 
 
-def _stretches(vals: Sequence[int]) -> tuple[list[int], ...]:
-    """Lengths of the matching / rising / falling stretches starting and ending at each card."""
-    n = len(vals)
-    same, rise, fall = [1] * n, [1] * n, [1] * n
-    same_end, rise_end, fall_end = [1] * n, [1] * n, [1] * n
-    for i in range(n - 2, -1, -1):
-        step = vals[i + 1] - vals[i]
-        if step == 0:
-            same[i] = same[i + 1] + 1
-        elif step == 1:
-            rise[i] = rise[i + 1] + 1
-        elif step == -1:
-            fall[i] = fall[i + 1] + 1
-    for i in range(1, n):
-        step = vals[i] - vals[i - 1]
-        if step == 0:
-            same_end[i] = same_end[i - 1] + 1
-        elif step == 1:
-            rise_end[i] = rise_end[i - 1] + 1
-        elif step == -1:
-            fall_end[i] = fall_end[i - 1] + 1
-    return same, rise, fall, same_end, rise_end, fall_end
-
-
 def _windows(vals: Sequence[int], floor: int) -> list[tuple[int, int, int, float]]:
     """Every window of ``vals`` that beats ``floor``: ``(strength, start, length, score)``.
 
@@ -285,7 +261,7 @@ def _play_options(
     if top >= SHOW_FIRST and not every:
         # A good show is at hand: take the set rather than scout (and it keeps easy fast).
         return options
-    same, rise, fall, same_end, rise_end, fall_end = _stretches(vals)
+    same, rise, fall, same_end, rise_end, fall_end = engine.stretches(vals)
     where: dict[int, list[int]] = {}  # value -> its positions in the hand
     for k, v in enumerate(vals):
         where.setdefault(v, []).append(k)

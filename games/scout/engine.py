@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -696,22 +697,10 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     return moves
 
 
-def _add_scout_shows(
-    moves: list[Move],
-    values: list[int],
-    sets: list[tuple[int, int]],
-    active: tuple[int, ...],
-    ends: int,
-) -> None:
-    """Append every listed scout & show (rules, "Scout & Show").
-
-    After inserting card X at position p, a show is either a window of the old hand that beats
-    what is left of the active set and is not cut by p (see :func:`_span`), or a set through X:
-    X with the matching / rising / falling stretches of the old hand on either side of p. Only
-    positions next to a value within 1 of X can give the latter, so no hand is ever rebuilt.
-    """
+def stretches(values: Sequence[int]) -> tuple[list[int], ...]:
+    """Lengths of the matching / rising / falling runs of values starting at each position
+    (``same``, ``rise``, ``fall``) and ending at it (``same_end``, ``rise_end``, ``fall_end``)."""
     n = len(values)
-    # Stretch lengths starting (same, rise, fall) and ending (*_end) at each position.
     same, rise, fall = [1] * n, [1] * n, [1] * n
     same_end, rise_end, fall_end = [1] * n, [1] * n, [1] * n
     for i in range(n - 2, -1, -1):
@@ -730,6 +719,25 @@ def _add_scout_shows(
             rise_end[i] = rise_end[i - 1] + 1
         elif step == -1:
             fall_end[i] = fall_end[i - 1] + 1
+    return same, rise, fall, same_end, rise_end, fall_end
+
+
+def _add_scout_shows(
+    moves: list[Move],
+    values: list[int],
+    sets: list[tuple[int, int]],
+    active: tuple[int, ...],
+    ends: int,
+) -> None:
+    """Append every listed scout & show (rules, "Scout & Show").
+
+    After inserting card X at position p, a show is either a window of the old hand that beats
+    what is left of the active set and is not cut by p (see :func:`_span`), or a set through X:
+    X with the matching / rising / falling stretches of the old hand on either side of p. Only
+    positions next to a value within 1 of X can give the latter, so no hand is ever rebuilt.
+    """
+    n = len(values)
+    same, rise, fall, same_end, rise_end, fall_end = stretches(values)
     out = moves.append
     extend = moves.extend
     for e in range(ends):
