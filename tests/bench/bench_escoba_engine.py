@@ -22,6 +22,7 @@ import sys
 import time
 
 from games.escoba import engine
+from tests.bench import playouts
 
 GAME_TARGET_MS = 5.0
 LEGAL_TARGET_MS = 0.2
@@ -32,15 +33,7 @@ CALLS_PER_TABLE = 20
 
 
 def random_game(seed: int) -> int:
-    """Play one two-player game with uniformly random legal moves; returns the move count."""
-    rng = random.Random(seed)
-    state = engine.new_game(2, seed=seed)
-    moves = 0
-    while not engine.is_over(state):
-        seat = state.turn
-        state = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
-        moves += 1
-    return moves
+    return playouts.random_game(engine, 2, seed)
 
 
 def timed_game(seed: int) -> tuple[float, float]:

@@ -21,6 +21,7 @@ import sys
 import time
 
 from games.schotten_totten import engine
+from tests.bench import playouts
 
 CLAIM_TARGET_MS = 1.0
 GAME_TARGET_MS = 30.0
@@ -30,15 +31,7 @@ GAMES = 200
 
 
 def random_game(seed: int) -> int:
-    """Play one game with uniformly random legal moves; returns the number of moves."""
-    rng = random.Random(seed)
-    state = engine.new_game(2, seed=seed)
-    moves = 0
-    while not engine.is_over(state):
-        seat = state.turn
-        state = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
-        moves += 1
-    return moves
+    return playouts.random_game(engine, 2, seed)
 
 
 def mid_game_positions() -> list[engine.State]:

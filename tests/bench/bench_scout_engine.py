@@ -19,6 +19,7 @@ import sys
 import time
 
 from games.scout import engine as scout
+from tests.bench import playouts
 
 LEGAL_TARGET_MS = 1.0
 GAME_TARGET_MS = 25.0
@@ -72,15 +73,7 @@ def bench_legal_moves(reps: int = 2000) -> tuple[float, float, float]:
 
 
 def random_game(seed: int) -> int:
-    rng = random.Random(seed)
-    state = scout.new_game(5, seed=seed)
-    steps = 0
-    while not scout.is_over(state):
-        movers = scout.to_move(state)
-        seat = movers[0] if len(movers) == 1 else rng.choice(movers)
-        state = scout.apply(state, seat, rng.choice(scout.legal_moves(state, seat)))
-        steps += 1
-    return steps
+    return playouts.random_game(scout, 5, seed)
 
 
 def bench_game(reps: int = 200) -> tuple[float, float, float]:
