@@ -900,17 +900,9 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         sides.append(entry)
     last_hand = None
     if state.last_hand is not None:
-        result = state.last_hand
-        last_hand = {
-            "hand": result.hand,
-            "dealer": result.dealer,
-            "taker": result.taker,
-            "taken": list(result.taken),
-            "sides": [
-                {"side": i, "seats": seat_sides[i], **_side_score_dict(side), "score": score}
-                for i, (side, score) in enumerate(zip(result.sides, result.scores, strict=True))
-            ],
-        }
+        last_hand = _hand_result_dict(state.last_hand)
+        for i, side in enumerate(last_hand["sides"]):
+            side.update(side=i, seats=seat_sides[i])
     return {
         "game": INFO.key,
         "seat": seat,
@@ -1033,21 +1025,24 @@ def all_cards(state: State) -> list[str]:
     return cards
 
 
+def _hand_result_dict(result: HandResult) -> dict[str, Any]:
+    """A scored hand as plain data: who dealt, who took the last cards, each side's breakdown
+    and running score (the view adds each side's seats)."""
+    return {
+        "hand": result.hand,
+        "dealer": result.dealer,
+        "taker": result.taker,
+        "taken": list(result.taken),
+        "sides": [
+            {**_side_score_dict(side), "score": score}
+            for side, score in zip(result.sides, result.scores, strict=True)
+        ],
+    }
+
+
 def dump(state: State) -> dict[str, Any]:
     """The state as plain JSON; hidden zones under ``"hands"`` and ``"deck"``."""
-    last_hand = None
-    if state.last_hand is not None:
-        result = state.last_hand
-        last_hand = {
-            "hand": result.hand,
-            "dealer": result.dealer,
-            "taker": result.taker,
-            "taken": list(result.taken),
-            "sides": [
-                {**_side_score_dict(side), "score": score}
-                for side, score in zip(result.sides, result.scores, strict=True)
-            ],
-        }
+    last_hand = None if state.last_hand is None else _hand_result_dict(state.last_hand)
     return {
         "players": state.players,
         "options": state.rules.as_dict(),
