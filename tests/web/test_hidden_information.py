@@ -10,11 +10,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from django.urls import reverse
 
 from games.models import Match, RuleVariant
 
-from .table_helpers import hidden_cards_in, start_match, variant
+from .table_helpers import hidden_cards_in, post_move, start_match, variant
 
 pytestmark = pytest.mark.django_db
 
@@ -70,11 +69,7 @@ def test_no_page_shows_another_seats_cards_or_the_deck(
             assert hidden_cards_in(page, [c for h in data["hands"] for c in h] + data["deck"]) == []
         seat = engine.to_move(state)[0]
         move = rng.choice(engine.legal_moves(state, seat))
-        response = clients[seat].post(
-            reverse("games:move", args=[match.pk]),
-            {"code": move.code, "v": match.version},
-            HTTP_HX_REQUEST="true",
-        )
+        response = post_move(clients[seat], match, move.code)
         assert response.status_code == 200
         after = engine.dump(engine.load(Match.objects.get(pk=match.pk).state))
         mine_now = after["hands"][seat]

@@ -16,12 +16,11 @@ import random
 import re
 
 import pytest
-from django.urls import reverse
 
 from games.models import Match
 from games.schotten_totten import present
 
-from .table_helpers import hidden_cards_in, start_match
+from .table_helpers import hidden_cards_in, post_move, start_match
 
 pytestmark = pytest.mark.django_db
 
@@ -77,11 +76,7 @@ def test_no_schotten_totten_page_shows_the_other_hand_or_the_deck(
         # Claims first, as a member would: the claim phase and its reasons get rendered too.
         claims = [m for m in moves if m.code.startswith("c:")]
         move = claims[0] if claims and rng.random() < 0.7 else rng.choice(moves)
-        response = clients[seat].post(
-            reverse("games:move", args=[match.pk]),
-            {"code": move.code, "v": match.version},
-            HTTP_HX_REQUEST="true",
-        )
+        response = post_move(clients[seat], match, move.code)
         assert response.status_code == 200
         after = engine.load(Match.objects.get(pk=match.pk).state)
         dumped = engine.dump(after)

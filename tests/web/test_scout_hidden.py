@@ -13,12 +13,11 @@ import random
 import re
 
 import pytest
-from django.urls import reverse
 
 from games.models import Match
 from games.scout import engine
 
-from .table_helpers import hidden_cards_in, start_match
+from .table_helpers import hidden_cards_in, post_move, start_match
 
 pytestmark = pytest.mark.django_db
 
@@ -113,11 +112,7 @@ def test_no_scout_page_shows_another_seats_cards_or_those_out_of_play(
             move = max(shows, key=lambda m: (m.length, rng.random()))
         else:
             move = rng.choice(moves)
-        response = clients[seat].post(
-            reverse("games:move", args=[match.pk]),
-            {"code": move.code, "v": match.version},
-            HTTP_HX_REQUEST="true",
-        )
+        response = post_move(clients[seat], match, move.code)
         assert response.status_code == 200
         after = engine.dump(engine.load(Match.objects.get(pk=match.pk).state))
         public |= public_cards(after)
