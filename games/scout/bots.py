@@ -101,25 +101,6 @@ def _flip(card: int) -> int:
     return (card & 15) << 4 | card >> 4
 
 
-def _strength(vals: Sequence[int]) -> int:
-    """The engine's ordering of sets as one int (0: no set shown, -1: not a set)."""
-    n = len(vals)
-    if n == 0:
-        return 0
-    first = vals[0]
-    if n == 1:
-        return 1000 + first
-    step = vals[1] - first
-    if step not in (-1, 0, 1):
-        return -1
-    for i in range(2, n):
-        if vals[i] - vals[i - 1] != step:
-            return -1
-    if step == 0:
-        return n * 1000 + 100 + first
-    return n * 1000 + min(first, vals[-1])
-
-
 def _piece(length: int, low: int, group: bool) -> float:
     """What one set of the cut is worth: a turn to shed it, less the more it sheds and beats."""
     if length == 1:
@@ -239,7 +220,7 @@ def _play_options(
     n = len(vals)
     two = players == 2
     took = len(active)
-    target = _strength([c >> 4 for c in active])
+    target = engine.set_strength([c >> 4 for c in active])
     scout_show = chip_free and not two and took > 0
     # Windows that beat the active set, or (scout & show) what may be left of it.
     windows = _windows(vals, (took - 1) * 1000 if scout_show else target)
@@ -270,7 +251,7 @@ def _play_options(
     for e in (0,) if took == 1 else (0, 1):
         card = active[-1] if e else active[0]
         rest = active[:-1] if e else active[1:]
-        rest_target = _strength([c >> 4 for c in rest])
+        rest_target = engine.set_strength([c >> 4 for c in rest])
         rest_took = took - 1
         end = "R" if e else "L"
         # The best window already in hand that beats what the scout leaves.

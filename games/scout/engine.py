@@ -141,7 +141,8 @@ def _rotated(hand: tuple[int, ...]) -> tuple[int, ...]:
 _GROUP = 100
 
 
-def _strength(values: list[int] | tuple[int, ...]) -> int:
+def set_strength(values: Sequence[int]) -> int:
+    """A set's strength as one int (0: no set shown, -1: not a set); the bots use it too."""
     n = len(values)
     if n == 0:
         return 0
@@ -168,7 +169,7 @@ def set_kind(values: list[int] | tuple[int, ...]) -> str | None:
     consecutive values (each step exactly +1, or each exactly -1, in hand order; no wrap from 10
     to 1), ``None`` for anything else (including no cards).
     """
-    strength = _strength(values)
+    strength = set_strength(values)
     if strength <= 0:
         return None
     if len(values) == 1:
@@ -183,10 +184,10 @@ def beats(new: list[int] | tuple[int, ...], active: list[int] | tuple[int, ...])
     consecutive; with the same number and type the higher lowest value wins. An equal set does
     not beat. With no active set any set may be shown.
     """
-    target = _strength(active)
+    target = set_strength(active)
     if target < 0:
         raise ValueError(f"the active set {list(active)!r} is not a set")
-    strength = _strength(new)
+    strength = set_strength(new)
     return strength > 0 and strength > target
 
 
@@ -247,7 +248,7 @@ def show_windows(
     Rules, "A turn", Show: a single card or several adjacent cards forming a set, which must
     beat the active set if there is one (see :func:`beats`). Sorted by start, then length.
     """
-    target = _strength(active)
+    target = set_strength(active)
     if target < 0:
         raise ValueError(f"the active set {list(active)!r} is not a set")
     return sorted((window >> 6, window & 63) for _, window in _sets_in(list(hand), max(target, 0)))
@@ -675,7 +676,7 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     hand = state.hands[seat]
     values = [c >> 4 for c in hand]
     active = state.active
-    target = _strength([c >> 4 for c in active])
+    target = set_strength([c >> 4 for c in active])
     two = state.players == 2
     scout_show = bool(active) and not two and not state.chips[seat]
     get = _SHOW_CACHE.get
@@ -743,7 +744,7 @@ def _add_scout_shows(
     for e in range(ends):
         card = active[-1] if e else active[0]
         rest = active[:-1] if e else active[1:]
-        target = _strength([c >> 4 for c in rest])
+        target = set_strength([c >> 4 for c in rest])
         least = target // 1000  # a show shorter than what is left cannot beat it
         windows = [w for strength, w in sets if strength > target]
         for t in (0, 1):
@@ -867,12 +868,12 @@ def _check_window(hand_size: int, start: int, length: int) -> None:
 
 
 def _check_beats(shown: tuple[int, ...], active: tuple[int, ...]) -> None:
-    strength = _strength([c >> 4 for c in shown])
+    strength = set_strength([c >> 4 for c in shown])
     if strength <= 0:
         raise IllegalMove(
             gettext_noop("Those cards are neither matching nor consecutive, so they are no set.")
         )
-    if strength <= _strength([c >> 4 for c in active]):
+    if strength <= set_strength([c >> 4 for c in active]):
         raise IllegalMove(gettext_noop("That set does not beat the active set."))
 
 
