@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -40,6 +41,7 @@ class NoSuchMatch(ActionError):
 class MoveResult:
     match: Match
     moves_made: int
+    state: Any  # the engine state after the move and the bots' replies, for the page drawn next
 
 
 def _locked(match_id: int) -> tuple[Match, list[Seat]]:
@@ -201,7 +203,7 @@ def play_move(match_id: int, user, code: str, expected_version: int | None) -> M
     _log(match, records)
     match.version += 1
     _store(match, seats, state)
-    return MoveResult(match=match, moves_made=len(records))
+    return MoveResult(match=match, moves_made=len(records), state=state)
 
 
 def _run_bots(match: Match, seats: list[Seat], state):

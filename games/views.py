@@ -129,15 +129,14 @@ def invite(request, token):
     return redirect(match)
 
 
-def _render_table(request, match, state=None, error=None, status=200):
+def _render_table(request, match, state=None, error=None):
     """The table partial for htmx (with the seats panel out of band), or the whole page."""
     context = table_context(match, request.user, state=state, error=error)
     if request.htmx:
         # The fragment is the table and the seats; the house rules are only on the full page.
-        return TemplateResponse(request, "games/match.html#updates", context, status=status)
+        return TemplateResponse(request, "games/match.html#updates", context)
     context["rules"] = describe_options(match.game, match.options)
-    template = "games/match.html"
-    return TemplateResponse(request, template, context, status=status)
+    return TemplateResponse(request, "games/match.html", context)
 
 
 @private_no_store
@@ -181,8 +180,8 @@ def move(request, pk):
         return _render_table(request, access.match_for_viewer(pk), error=str(error))
     if not request.htmx:
         return redirect("games:match", pk=pk)
-    # The match as the move left it, seats included: no need to read it again.
-    return _render_table(request, result.match)
+    # The match and the state as the move left them, seats included: nothing to read again.
+    return _render_table(request, result.match, state=result.state)
 
 
 @require_POST
