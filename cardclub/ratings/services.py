@@ -112,6 +112,10 @@ def _rate(match: Match, placings: list[Placing], pairs: bool, results) -> None:
     )
 
 
+# Every column but the id, in the order the claim statement inserts them.
+_CLAIM_FIELDS = [f for f in Rating._meta.concrete_fields if not f.primary_key]
+
+
 def _claim_sql(rows: int) -> str:
     """Create the missing rating rows and lock and read them all, in one statement.
 
@@ -131,9 +135,6 @@ def _claim_sql(rows: int) -> str:
         f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values} "
         f"ON CONFLICT ({user}, {game}) DO UPDATE SET {game} = excluded.{game} RETURNING {every}"
     )
-
-
-_CLAIM_FIELDS = [f for f in Rating._meta.concrete_fields if not f.primary_key]
 
 
 def _claim_ratings(game: str, user_ids: list[int]) -> dict[int, Rating]:

@@ -105,7 +105,8 @@ def main() -> int:
             from django.db import connection
             from django.test.utils import CaptureQueriesContext
 
-            bare_environ = lambda: members[0][0].get("/bare/")  # noqa: E731
+            def bare_environ():
+                return members[0][0].get("/bare/")
 
             def poll_environ():
                 return members[0][0].get(
