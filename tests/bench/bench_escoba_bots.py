@@ -14,27 +14,16 @@ moves a game at up to 150 ms each): run it in the background on a shared machine
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
 
 from games.escoba import bots, engine
+from tests.bench.stats import percentile, wilson
 
 TARGET_EASY_VS_RANDOM = 0.80
 TARGET_HARD_VS_EASY = 0.60
 TARGET_P95_MS = {"easy": 20.0, "hard": 250.0}
-
-
-def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a win rate (half wins included)."""
-    if not games:
-        return 0.0, 1.0
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play(seed: int, levels: list[str], times: dict[str, list[float]]) -> list[dict]:
@@ -67,11 +56,6 @@ def match(player: str, opponent: str, games: int, times: dict[str, list[float]])
         elif ranks[seat] == ranks[1 - seat]:
             wins += 0.5
     return wins
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,26 +19,15 @@ shared machine: run it in the background.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
 
 from games.schotten_totten import bots, engine
+from tests.bench.stats import percentile, wilson
 
 TARGETS = (("easy", "random", 0.80), ("hard", "easy", 0.60))
 P95_MS = {"easy": 20.0, "hard": 250.0}
-
-
-def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of ``wins`` out of ``games`` (95% with the default ``z``)."""
-    if games == 0:
-        return 0.0, 1.0
-    rate = wins / games
-    scale = 1 + z * z / games
-    middle = (rate + z * z / (2 * games)) / scale
-    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / scale
-    return max(0.0, middle - spread), min(1.0, middle + spread)
 
 
 def game(seed: int, levels: tuple[str, str], options: dict, times: dict) -> list[int]:
@@ -75,11 +64,6 @@ def match(player: str, opponent: str, games: int, options: dict, times: dict) ->
         elif ranks[seat] < ranks[1 - seat]:
             wins += 1.0
     return wins
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,23 +28,13 @@ import sys
 import time
 
 from games.scout import bots, engine
+from tests.bench.stats import percentile, wilson
 
 EASY_VS_RANDOM = 0.80
 HARD_VS_EASY = 0.60
 TABLE_TARGET = 0.35
 TABLE_SHARE = 0.25
 P95_MS = {"easy": 20.0, "hard": 250.0}
-
-
-def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a win rate."""
-    if not games:
-        return 0.0, 1.0
-    p = wins / games
-    denominator = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denominator
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play(
@@ -89,11 +79,6 @@ def match(players, strong, weak, games, times, label):
                 flush=True,
             )
     return wins, margins
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,23 @@
+"""The two statistics the bot benchmarks report: a win rate's interval and a percentile."""
+
+from __future__ import annotations
+
+import math
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``wins`` out of ``games`` (half wins included; 95% with the
+    default ``z``)."""
+    if not games:
+        return 0.0, 1.0
+    rate = wins / games
+    scale = 1 + z * z / games
+    middle = (rate + z * z / (2 * games)) / scale
+    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / scale
+    return max(0.0, middle - spread), min(1.0, middle + spread)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (0 for no values)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
