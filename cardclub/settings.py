@@ -56,6 +56,10 @@ INSTALLED_APPS = [
     "axes",
     "cardclub.accounts",
     "games",
+    # One app per game: each brings its engine, bots, templates, styles and migrations.
+    "games.escoba",
+    "games.schotten_totten",
+    "games.scout",
     "cardclub.ratings",
     "cardclub.leagues",
 ]

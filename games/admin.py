@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games import registry
 from games.engine import InvalidOptions
-from games.models import GAME_CHOICES, Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_error
 
 OPTION_PREFIX = "opt__"
 
@@ -63,7 +63,7 @@ class RuleVariantForm(forms.ModelForm):
 
     def __init__(self, *args, games=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.option_games = games or [key for key, _label in GAME_CHOICES]
+        self.option_games = games or list(registry.game_keys())
         current = self.instance.options if self.instance.pk else {}
         for game in self.option_games:
             for opt in registry.engine(game).OPTIONS:
@@ -75,7 +75,7 @@ class RuleVariantForm(forms.ModelForm):
     def clean(self):
         cleaned = super().clean()
         game = cleaned.get("game") or self.instance.game
-        if game not in registry.GAME_KEYS:
+        if not registry.is_game(game):
             return cleaned
         engine = registry.engine(game)
         options = {}
@@ -113,7 +113,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
         if obj is not None:
             return obj.game
         game = request.POST.get("game") or request.GET.get("game")
-        return game if game in registry.GAME_KEYS else None
+        return game if registry.is_game(game) else None
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         # The option fields are added by the form itself; the model form factory only knows
@@ -135,7 +135,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
 
     def get_fieldsets(self, request, obj=None):
         game = self._game_for(request, obj)
-        games = [game] if game else [key for key, _label in GAME_CHOICES]
+        games = [game] if game else list(registry.game_keys())
         fieldsets = [
             (
                 None,
@@ -152,7 +152,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
                 },
             )
         ]
-        titles = dict(GAME_CHOICES)
+        titles = dict(registry.choices())
         for key in games:
             names = [field_name(key, opt) for opt in registry.engine(key).OPTIONS]
             if names:

@@ -20,11 +20,6 @@ from django.utils.translation import gettext_lazy as _
 from games import registry
 from games.engine import InvalidOptions
 
-GAME_CHOICES = [
-    ("escoba", "Escoba de 15"),
-    ("schotten_totten", "Schotten Totten"),
-    ("scout", "Scout"),
-]
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
 
 
@@ -52,7 +47,7 @@ class RuleVariant(models.Model):
     already made; a variant that matches use cannot be deleted (``PROTECT``), only deactivated.
     """
 
-    game = models.CharField(_("game"), max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(_("game"), max_length=32, choices=registry.choices)
     slug = models.SlugField(_("short name"), max_length=60)
     name_es = models.CharField(_("name (Spanish)"), max_length=100)
     name_en = models.CharField(_("name (English)"), max_length=100)
@@ -111,7 +106,7 @@ class RuleVariant(models.Model):
         return counts
 
     def clean(self) -> None:
-        if self.game not in registry.GAME_KEYS:
+        if not registry.is_game(self.game):
             return  # the choices validation on the field reports it
         if not isinstance(self.options, dict):
             raise ValidationError({"options": _("The options must be a JSON object.")})
@@ -155,7 +150,7 @@ class Match(models.Model):
         FINISHED = "finished", _("Finished")
         ABANDONED = "abandoned", _("Abandoned")
 
-    game = models.CharField(_("game"), max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(_("game"), max_length=32, choices=registry.choices)
     variant = models.ForeignKey(
         RuleVariant, on_delete=models.PROTECT, related_name="matches", verbose_name=_("house rules")
     )

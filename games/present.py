@@ -1,25 +1,16 @@
 """What the table templates need, built from the engine's view for one seat — never the state.
 
-Each game may add a ``games/<key>/present.py`` with ``table_context(view, moves, seat)``
-returning extra context for its ``table.html`` (e.g. moves grouped by hand card).
+Each game app may add a ``present.py`` with ``table_context(view, moves, seat)`` returning
+extra context for its ``table.html`` (e.g. moves grouped by hand card).
 """
 
 from __future__ import annotations
-
-import importlib
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import registry
 from games.models import Match, translate_engine_error  # noqa: F401  (re-exported)
-
-
-def game_present(key: str):
-    try:
-        return importlib.import_module(f"games.{key}.present")
-    except ModuleNotFoundError:
-        return None
 
 
 def describe_options(game: str, options: dict) -> list[tuple[str, str]]:
@@ -43,7 +34,8 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
 
     ``state`` is the engine state when the caller already has it (after a move).
     """
-    engine = match.engine
+    app = registry.get(match.game)
+    engine = app.engine
     seat = match.seat_of(user)
     seat_index = seat.index if seat else None
     context = {
@@ -51,7 +43,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "seats": list(match.seats.all()),
         "my_seat": seat,
         "seat_index": seat_index,
-        "game_template": f"games/{match.game}/table.html",
+        "game_template": app.template("table.html"),
         "view": None,
         "moves": [],
         "error": error,
@@ -70,7 +62,6 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if seat is not None and match.status == Match.Status.PLAYING:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
-    present = game_present(match.game)
-    if present is not None:
-        context.update(present.table_context(view, moves, seat_index))
+    if app.present is not None:
+        context.update(app.present.table_context(view, moves, seat_index))
     return context

@@ -14,5 +14,6 @@ urlpatterns = [
     path("m/<int:pk>/resign/", views.resign, name="resign"),
     path("m/<int:pk>/replay/", views.replay, name="replay"),
     path("invite/<str:token>/", views.invite, name="invite"),
+    path("rules/", views.rules_index, name="rules_index"),
     path("rules/<str:game>/", views.rules, name="rules"),
 ]

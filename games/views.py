@@ -13,16 +13,15 @@ from django_htmx.http import HttpResponseClientRedirect
 from cardclub.http import private_no_store
 from games import access, actions, registry
 from games.forms import NewTableForm
-from games.models import GAME_CHOICES, Match, RuleVariant, Seat
-from games.present import describe_options, game_present, table_context
-
-GAME_TITLES = dict(GAME_CHOICES)
+from games.models import Match, RuleVariant, Seat
+from games.present import describe_options, table_context
 
 
-def _game_or_404(game: str):
-    if game not in registry.GAME_KEYS:
-        raise Http404(_("There is no such game."))
-    return registry.engine(game)
+def _game_or_404(game: str) -> registry.GameAppConfig:
+    try:
+        return registry.get(game)
+    except KeyError:
+        raise Http404(_("There is no such game.")) from None
 
 
 def lobby(request):
@@ -55,14 +54,15 @@ def lobby(request):
             "open_tables": open_tables,
             "mine": mine,
             "finished": finished,
-            "games": GAME_CHOICES,
+            "games": registry.choices(),
         },
     )
 
 
 @require_http_methods(["GET", "POST"])
 def new_table(request, game):
-    engine = _game_or_404(game)
+    app = _game_or_404(game)
+    engine = app.engine
     if request.method == "POST":
         form = NewTableForm(game, engine, request.POST)
         if form.is_valid():
@@ -89,7 +89,7 @@ def new_table(request, game):
     return TemplateResponse(
         request,
         template,
-        {"form": form, "game": game, "game_title": GAME_TITLES[game], "engine": engine},
+        {"form": form, "game": game, "game_title": app.title, "engine": engine},
     )
 
 
@@ -200,7 +200,8 @@ def resign(request, pk):
 @require_GET
 def replay(request, pk):
     match = access.finished_match_for_replay(pk)
-    engine = match.engine
+    app = registry.get(match.game)
+    engine = app.engine
     records = list(match.moves.order_by("seq"))
     try:
         step = int(request.GET.get("step", len(records)))
@@ -221,22 +222,27 @@ def replay(request, pk):
         "view": engine.view(state, None),
         "moves": [],
         "hands": [(seat, data["hands"][seat.index]) for seat in seats],
-        "game_template": f"games/{match.game}/table.html",
-        "card_template": f"games/{match.game}/card.html",
+        "game_template": app.template("table.html"),
+        "card_template": app.template("card.html"),
         "replaying": True,
         "rules": describe_options(match.game, match.options),
         "rules_url": match.get_rules_url(),
     }
-    present = game_present(match.game)
-    if present is not None:
-        context.update(present.table_context(context["view"], [], None))
+    if app.present is not None:
+        context.update(app.present.table_context(context["view"], [], None))
     return TemplateResponse(request, "games/replay.html", context)
 
 
 @login_not_required
 @require_GET
+def rules_index(request):
+    return TemplateResponse(request, "games/rules_index.html", {"games": registry.games()})
+
+
+@login_not_required
+@require_GET
 def rules(request, game):
-    _game_or_404(game)
+    app = _game_or_404(game)
     variant = None
     if request.GET.get("variant"):
         variant = RuleVariant.objects.filter(game=game, pk=request.GET["variant"]).first()
@@ -247,8 +253,8 @@ def rules(request, game):
         "games/rules.html",
         {
             "game": game,
-            "game_title": GAME_TITLES[game],
-            "rules_template": f"games/{game}/rules_{language}.html",
+            "game_title": app.title,
+            "rules_template": app.template(f"rules_{language}.html"),
             "variant": variant,
             "variant_rules": describe_options(game, variant.options) if variant else None,
             "variants": [(v, describe_options(game, v.options)) for v in variants],

@@ -75,11 +75,15 @@ def house_rules_survive_transactional_tests(request):
     if not transactional:
         return
     request.getfixturevalue("transactional_db")
-    import importlib
-
     from django.apps import apps
+    from django.db.migrations.loader import MigrationLoader
 
     from games.models import RuleVariant
 
-    if not RuleVariant.objects.exists():
-        importlib.import_module("games.migrations.0002_house_rules").create(apps, None)
+    if RuleVariant.objects.exists():
+        return
+    # Each game app seeds its own house rules (games.seeding); run those seeds again.
+    for migration in MigrationLoader(None, ignore_no_migrations=True).disk_migrations.values():
+        for operation in migration.operations:
+            if getattr(getattr(operation, "code", None), "seeds_house_rules", False):
+                operation.code(apps, None)

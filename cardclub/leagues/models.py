@@ -15,7 +15,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games.models import GAME_CHOICES, Match, RuleVariant
+from games import registry
+from games.models import Match, RuleVariant
 
 from . import scheduling
 
@@ -26,7 +27,7 @@ class LeagueError(Exception):
 
 class League(models.Model):
     name = models.CharField(_("name"), max_length=100)
-    game = models.CharField(_("game"), max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(_("game"), max_length=32, choices=registry.choices)
     variant = models.ForeignKey(
         RuleVariant, on_delete=models.PROTECT, related_name="leagues", verbose_name=_("house rules")
     )

@@ -15,7 +15,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from games.models import GAME_CHOICES
+from games import registry
 
 from .skill import DEFAULT_MU, DEFAULT_ORDINAL, DEFAULT_SIGMA, PROVISIONAL_GAMES, Skill
 
@@ -41,7 +41,7 @@ class Rating(models.Model):
         verbose_name=_("member"),
         db_index=False,
     )
-    game = models.CharField(_("game"), max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(_("game"), max_length=32, choices=registry.choices)
     mu = models.FloatField(_("skill estimate"), default=DEFAULT_MU)
     sigma = models.FloatField(_("uncertainty"), default=DEFAULT_SIGMA)
     # mu - 3 sigma, stored because the leaderboard sorts by it and an expression cannot be indexed
@@ -137,7 +137,7 @@ class MatchResult(models.Model):
         db_index=False,
     )
     # Copied from the match so that a member's history is read from one index without a join.
-    game = models.CharField(_("game"), max_length=32, choices=GAME_CHOICES)
+    game = models.CharField(_("game"), max_length=32, choices=registry.choices)
     finished_at = models.DateTimeField(_("finished"))
     # The place that counted: the seat's, or in pairs the pair's (see skill.side_places).
     rank = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)

@@ -14,12 +14,12 @@ from django.db.models import F, FilteredRelation, Q
 from django.db.models.lookups import Exact
 from django.utils.formats import get_format
 
-from games.models import GAME_CHOICES, RuleVariant, Seat
+from games import registry
+from games.models import RuleVariant, Seat
 
 from .models import HeadToHead, MatchResult, Rating
 from .present import decimal_maker, member_url_maker, pk_url_maker, short_date_maker
 
-GAME_TITLES = dict(GAME_CHOICES)
 RECENT_MATCHES = 10
 RIVALS = 6
 
@@ -197,7 +197,7 @@ def _recent(person) -> list[RecentMatch]:
             variant = RuleVariant(name_es=name_es, name_en=name_en)  # for its language choice
             entry = RecentMatch(
                 pk=match_id,
-                title=GAME_TITLES[game],
+                title=registry.title(game),
                 variant_name=variant.name,
                 finished=short_date(finished_at),
                 url=match_url(match_id),
@@ -241,7 +241,7 @@ def member_context(person) -> dict:
         "game_ratings": [
             GameRating(
                 rating,
-                GAME_TITLES[rating.game],
+                registry.title(rating.game),
                 charts.get(rating.game),
                 rating_text=decimal(rating.ordinal),
                 last_game=short_date(rating.last_played_at),

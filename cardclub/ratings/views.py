@@ -6,20 +6,19 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from games.models import GAME_CHOICES
+from games import registry
 
 from .models import Rating
 from .present import board_rows
 from .skill import PROVISIONAL_GAMES
 
-GAME_TITLES = dict(GAME_CHOICES)
 PAGE_SIZE = 50
 CLUB_TOP = 10
 
 
 def _game_title_or_404(game: str) -> str:
     try:
-        return GAME_TITLES[game]
+        return registry.title(game)
     except KeyError:
         raise Http404(_("There is no such game.")) from None
 
@@ -50,7 +49,7 @@ def club(request):
             "title": title,
             "rows": board_rows(_leaderboard_queryset(game)[:CLUB_TOP], 1, request.user),
         }
-        for game, title in GAME_CHOICES
+        for game, title in registry.choices()
     ]
     return TemplateResponse(
         request,
@@ -81,7 +80,7 @@ def leaderboard(request, game):
             "rows": rows,
             "mine": mine,
             "my_page": my_page,
-            "games": GAME_CHOICES,
+            "games": registry.choices(),
             "provisional_games": PROVISIONAL_GAMES,
         },
     )

@@ -4,6 +4,7 @@ import django.db.models.deletion
 import games.models
 from django.conf import settings
 from django.db import migrations, models
+import games.registry
 
 
 class Migration(migrations.Migration):
@@ -19,7 +20,7 @@ class Migration(migrations.Migration):
             name='RuleVariant',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(choices=[('escoba', 'Escoba de 15'), ('schotten_totten', 'Schotten Totten'), ('scout', 'Scout')], max_length=32, verbose_name='game')),
+                ('game', models.CharField(choices=games.registry.choices, max_length=32, verbose_name='game')),
                 ('slug', models.SlugField(max_length=60, verbose_name='short name')),
                 ('name_es', models.CharField(max_length=100, verbose_name='name (Spanish)')),
                 ('name_en', models.CharField(max_length=100, verbose_name='name (English)')),
@@ -43,7 +44,7 @@ class Migration(migrations.Migration):
             name='Match',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(choices=[('escoba', 'Escoba de 15'), ('schotten_totten', 'Schotten Totten'), ('scout', 'Scout')], max_length=32, verbose_name='game')),
+                ('game', models.CharField(choices=games.registry.choices, max_length=32, verbose_name='game')),
                 ('options', models.JSONField(default=dict, verbose_name='rules in force')),
                 ('players', models.PositiveSmallIntegerField(verbose_name='players')),
                 ('seed', models.BigIntegerField(default=games.models.new_seed, editable=False)),

@@ -1,30 +1,13 @@
-"""Rebuild the saved state of every Scout match from its move log.
+"""Moved to the Scout app's own migrations (0002_rebuild_states) when each game got an app.
 
-The Scout state now keeps a summary of every finished round (``round_summaries``) instead of
-the points alone (``round_scores``), so a state saved before cannot be loaded. The move log is
-the truth: replaying it with the engine gives the state in the new form, summaries included.
+Kept, empty, because databases made before then recorded it as applied; the game apps'
+migrations depend on it so that they run after every table of the shared app exists.
 """
 
 from django.db import migrations
 
 
-def rebuild(apps, schema_editor):
-    from games.scout import engine
-
-    Match = apps.get_model("games", "Match")
-    MoveRecord = apps.get_model("games", "MoveRecord")
-    matches = Match.objects.filter(game="scout", state__isnull=False)
-    for match in matches.iterator():
-        state = engine.new_game(match.players, options=match.options, seed=match.seed)
-        for seat, code in (
-            MoveRecord.objects.filter(match=match).order_by("seq").values_list("seat", "code")
-        ):
-            state = engine.apply(state, seat, engine.parse_move(code))
-        match.state = engine.dump(state)
-        match.save(update_fields=["state"])
-
-
 class Migration(migrations.Migration):
     dependencies = [("games", "0003_match_for_fixture")]
 
-    operations = [migrations.RunPython(rebuild, migrations.RunPython.noop)]
+    operations = []

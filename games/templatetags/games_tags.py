@@ -1,50 +1,8 @@
 from __future__ import annotations
 
-import functools
-
 from django import template
-from django.template.loader import render_to_string
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
-
-from games.escoba import present as escoba_present
 
 register = template.Library()
-
-
-@register.filter
-def escoba_card(card):
-    """A card id or an already described card, described for the Escoba card template."""
-    return escoba_present.card(card) if isinstance(card, str) else card
-
-
-@functools.cache
-def _suit_svg(suit: str) -> str:
-    # The same four drawings on every page: render each once per process.
-    # strip() returns a plain str: mark the rendered (already escaped) drawing safe again.
-    return mark_safe(render_to_string("games/escoba/suit.svg", {"suit": suit}).strip())  # noqa: S308
-
-
-@register.simple_tag
-def escoba_card_html(card, small=False):
-    """One Spanish card as HTML (``card``: an id like "7o" or a dict from ``present.card``).
-
-    A tag rather than an ``{% include %}`` per card: a table draws a dozen cards on every move
-    and poll, and the includes were the largest part of the time to draw it.
-    """
-    c = escoba_card(card)
-    return format_html(
-        '<span class="ecard suit-{suit}{small}{face}" role="img" aria-label="{name}" title="{name}">'
-        '<span class="corner" aria-hidden="true">{corner}</span>{svg}'
-        '<span class="value" aria-hidden="true">{value}</span></span>',
-        suit=c["suit"],
-        small=" small" if small else "",
-        face=" face" if c["face"] else "",
-        name=c["name"],
-        corner=c["corner"],
-        svg=_suit_svg(c["suit"]),
-        value=c["value"],
-    )
 
 
 @register.filter
@@ -72,8 +30,3 @@ def times(count):
         return range(int(count))
     except (TypeError, ValueError):
         return range(0)
-
-
-@register.filter
-def sum_values(cards):
-    return sum(card["value"] for card in cards)

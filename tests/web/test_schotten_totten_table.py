@@ -389,7 +389,7 @@ def test_the_rules_page_explains_the_game_and_the_house_rule_in_play(client, lan
     )
     assert response.status_code == 200
     names = [t.name for t in response.templates]
-    assert f"games/schotten_totten/rules_{language}.html" in names
+    assert f"schotten_totten/rules_{language}.html" in names
     assert response.context["variant"] == variant
     html = response.content.decode()
     assert "1999" in html and "R7" in html

@@ -459,8 +459,8 @@ def test_the_rules_page_exists_in_spanish_and_english(client):
     spanish = client.get(url, HTTP_ACCEPT_LANGUAGE="es")
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en")
     assert spanish.status_code == english.status_code == 200
-    assert "games/scout/rules_es.html" in [t.name for t in spanish.templates]
-    assert "games/scout/rules_en.html" in [t.name for t in english.templates]
+    assert "scout/rules_es.html" in [t.name for t in spanish.templates]
+    assert "scout/rules_en.html" in [t.name for t in english.templates]
 
 
 def test_the_card_template_takes_a_card_string_or_an_id():
@@ -497,7 +497,7 @@ def test_the_migration_rebuilds_a_scout_state_saved_in_the_old_form_from_the_mov
     Match.objects.filter(pk=match.pk).update(state=old)
     with pytest.raises(KeyError):
         engine.load(old)
-    migration = importlib.import_module("games.migrations.0004_rebuild_scout_states")
+    migration = importlib.import_module("games.scout.migrations.0002_rebuild_states")
     migration.rebuild(apps, None)
     match.refresh_from_db()
     assert match.state == current

@@ -4,6 +4,7 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
+import games.registry
 
 
 class Migration(migrations.Migration):
@@ -51,7 +52,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('name', models.CharField(max_length=100, verbose_name='name')),
-                ('game', models.CharField(choices=[('escoba', 'Escoba de 15'), ('schotten_totten', 'Schotten Totten'), ('scout', 'Scout')], max_length=32, verbose_name='game')),
+                ('game', models.CharField(choices=games.registry.choices, max_length=32, verbose_name='game')),
                 ('description', models.TextField(blank=True, verbose_name='description')),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('variant', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='leagues', to='games.rulevariant', verbose_name='house rules')),

@@ -3,6 +3,7 @@
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
+import games.registry
 
 
 class Migration(migrations.Migration):
@@ -37,7 +38,7 @@ class Migration(migrations.Migration):
             name='MatchResult',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(choices=[('escoba', 'Escoba de 15'), ('schotten_totten', 'Schotten Totten'), ('scout', 'Scout')], max_length=32, verbose_name='game')),
+                ('game', models.CharField(choices=games.registry.choices, max_length=32, verbose_name='game')),
                 ('finished_at', models.DateTimeField(verbose_name='finished')),
                 ('rank', models.PositiveSmallIntegerField(blank=True, null=True, verbose_name='place')),
                 ('rated', models.BooleanField(default=False, verbose_name='rated')),
@@ -63,7 +64,7 @@ class Migration(migrations.Migration):
             name='Rating',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(choices=[('escoba', 'Escoba de 15'), ('schotten_totten', 'Schotten Totten'), ('scout', 'Scout')], max_length=32, verbose_name='game')),
+                ('game', models.CharField(choices=games.registry.choices, max_length=32, verbose_name='game')),
                 ('mu', models.FloatField(default=25.0, verbose_name='skill estimate')),
                 ('sigma', models.FloatField(default=8.333333333333334, verbose_name='uncertainty')),
                 ('ordinal', models.FloatField(default=0.0, verbose_name='rating')),

@@ -26,7 +26,7 @@ def scout_card_html(card, small=False, marked=False):
     """One card: the value in play large on top, the other end small and upside down below.
 
     A tag rather than an include because a table draws a hundred cards and more (the hand
-    once per kind of move); ``games/scout/card.html`` draws its card with this tag too.
+    once per kind of move); ``scout/card.html`` draws its card with this tag too.
     """
     c = scout_card(card)
     css = f"scard u{c['up']}" + (" small" if small else "") + (" marked" if marked else "")
