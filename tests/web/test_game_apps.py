@@ -1,0 +1,189 @@
+"""Each game is its own Django app: the shared machinery names no game, and a game is a folder."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+from django.urls import reverse
+
+from games import registry
+from games.models import Match, MoveRecord, RuleVariant
+
+ROOT = Path(settings.BASE_DIR)
+SHARED_PLACES = ["cardclub", "games", "templates", "static"]
+SOURCE_SUFFIXES = {".py", ".html", ".css", ".js", ".txt", ".svg"}
+
+
+def files_outside_the_game_apps():
+    game_folders = [Path(config.path) for config in registry.games()]
+    for place in SHARED_PLACES:
+        for path in sorted((ROOT / place).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
+                continue
+            if any(folder in path.parents for folder in game_folders):
+                continue
+            yield path
+
+
+def test_the_installed_games_come_from_one_app_each():
+    assert registry.game_keys() == ("escoba", "schotten_totten", "scout")
+    for config in registry.games():
+        assert config.name == f"games.{config.key}"
+        assert config.name in settings.INSTALLED_APPS
+        app = Path(config.path)
+        for name in ("engine.py", "bots.py", "apps.py"):
+            assert (app / name).is_file(), f"{config.key} has no {name}"
+        for name in ("table.html", "card.html", "rules_es.html", "rules_en.html"):
+            assert (app / "templates" / config.key / name).is_file(), f"{config.key}: {name}"
+        assert (app / "static" / config.key / "table.css").is_file()
+
+
+def test_no_file_outside_a_game_app_spells_a_game_key():
+    keys = "|".join(map(re.escape, registry.game_keys()))
+    # A key as a word of its own: "scout" but not "scouted", "escoba" but not "escobas".
+    spelled = re.compile(rf"(?<![\w-])({keys})(?![\w])")
+    found = []
+    for path in files_outside_the_game_apps():
+        if path == ROOT / "cardclub" / "settings.py":
+            continue  # INSTALLED_APPS lists the game apps, and nothing else there names one
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if spelled.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_the_key_test_finds_a_key_where_one_is_spelled(tmp_path):
+    # The test above would pass on an empty file list; make sure the scan reaches real files.
+    scanned = [path.relative_to(ROOT).as_posix() for path in files_outside_the_game_apps()]
+    assert "games/views.py" in scanned
+    assert "templates/games/match.html" in scanned
+    assert not any(path.startswith("games/scout/") for path in scanned)
+
+
+CLUB_APPS = list(settings.INSTALLED_APPS)
+TOY_APPS = [*CLUB_APPS, "tests.toygame"]
+
+
+@pytest.fixture
+def toy_game(db):
+    with override_settings(INSTALLED_APPS=TOY_APPS):
+        yield RuleVariant.objects.create(
+            game="toygame", slug="standard", name_es="Estándar", name_en="Standard"
+        )
+
+
+def test_a_fourth_game_in_its_own_folder_shows_in_the_lobby_and_plays_a_move(
+    toy_game, alice, bob, client_for
+):
+    assert "toygame" in registry.game_keys()
+    alice_client, bob_client = client_for(alice), client_for(bob)
+    lobby = alice_client.get(reverse("games:lobby"))
+    assert reverse("games:new_table", args=["toygame"]) in lobby.content.decode()
+    response = alice_client.post(
+        reverse("games:new_table", args=["toygame"]),
+        {"variant": toy_game.pk, "players": 2, "seat_1": "open"},
+    )
+    match = Match.objects.get(game="toygame")
+    assert response.status_code == 302 and response["Location"] == match.get_absolute_url()
+    bob_client.post(reverse("games:join", args=[match.pk]))
+    match.refresh_from_db()
+    assert match.status == Match.Status.PLAYING
+
+    page = alice_client.get(match.get_absolute_url())
+    assert page.status_code == 200
+    assert "toygame/table.css" in page.content.decode()
+    hand = match.engine.view(match.engine.load(match.state), 0)["hand"]
+    assert hand and all(f"<li>{card}</li>" in page.content.decode() for card in hand)
+
+    code = f"p:{hand[0]}"
+    response = alice_client.post(
+        reverse("games:move", args=[match.pk]),
+        {"code": code, "v": match.version},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert list(MoveRecord.objects.filter(match=match).values_list("code", flat=True)) == [code]
+    match.refresh_from_db()
+    assert match.engine.dump(match.replay()) == match.state
+    rules = bob_client.get(reverse("games:rules", args=["toygame"]))
+    assert "Juega tus cartas" in rules.content.decode()
+
+
+def test_the_fourth_game_is_gone_when_its_app_is_not_installed(toy_game):
+    # A game is its app and nothing else: without the app, nothing of it is left behind.
+    assert "toygame" in registry.game_keys()
+    with override_settings(INSTALLED_APPS=CLUB_APPS):
+        assert "toygame" not in registry.game_keys()
+        with pytest.raises(KeyError):
+            registry.engine("toygame")
+
+
+OLD_DATABASE = ROOT / "tests" / "fixtures" / "club_before_game_apps.sqlite3.gz"
+
+
+def test_a_database_made_before_the_game_apps_migrates_forward_with_every_match_replayable(
+    tmp_path,
+):
+    """The fixture was made by main before this layout: the demo club, an admin's edit to a
+    house rule, finished, live and open matches of every game, ratings."""
+    path = tmp_path / "club.sqlite3"
+    path.write_bytes(gzip.decompress(OLD_DATABASE.read_bytes()))
+    before = sqlite3.connect(path)
+    variants_before = before.execute(
+        "SELECT game, slug, name_en, active FROM games_rulevariant ORDER BY game, slug"
+    ).fetchall()
+    matches_before = before.execute("SELECT id, state FROM games_match ORDER BY id").fetchall()
+    ratings_before = before.execute("SELECT count(*) FROM ratings_rating").fetchone()[0]
+    before.close()
+    assert ("escoba", "renuncio", "Renuncio (club edit)", 1) in variants_before
+    assert ratings_before > 0
+
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    env.update(SQLITE_PATH=str(path), DEBUG="1")
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+
+    after = sqlite3.connect(path)
+    applied = {row[0] for row in after.execute("SELECT app FROM django_migrations")}
+    assert set(registry.game_keys()) <= applied
+    # The admins' rules are kept as they were, and none is seeded a second time.
+    assert (
+        after.execute(
+            "SELECT game, slug, name_en, active FROM games_rulevariant ORDER BY game, slug"
+        ).fetchall()
+        == variants_before
+    )
+    assert after.execute("SELECT count(*) FROM ratings_rating").fetchone()[0] == ratings_before
+    matches = after.execute(
+        "SELECT id, game, players, options, seed, state FROM games_match ORDER BY id"
+    ).fetchall()
+    assert [m[0] for m in matches] == [m[0] for m in matches_before]
+    replayed = 0
+    for match_id, game, players, options, seed, state in matches:
+        if state is None:
+            continue  # an open table has no game yet
+        engine = registry.engine(game)
+        replay = engine.new_game(players, options=json.loads(options), seed=seed)
+        for seat, code in after.execute(
+            "SELECT seat, code FROM games_moverecord WHERE match_id = ? ORDER BY seq", [match_id]
+        ):
+            replay = engine.apply(replay, seat, engine.parse_move(code))
+        assert engine.dump(replay) == json.loads(state), f"match {match_id} ({game})"
+        replayed += 1
+    after.close()
+    assert replayed == 14
