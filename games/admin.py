@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import flatten_fieldsets
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import ProtectedError
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -197,6 +198,63 @@ class RuleVariantAdmin(admin.ModelAdmin):
             self.delete_model(request, obj)
 
 
+# What a spectator could not see of a live match: the seed (with the move log it rebuilds every
+# hand and the deck), the engine state, the move codes (Scout's keep/rotate decision is secret)
+# and the invite link. Club admins play in the league too, so the admin shows none of it, nor
+# filters, searches or orders by it, until the match is over.
+SECRET_FIELDS = {(Match, "seed"), (Match, "state"), (Match, "invite_token"), (MoveRecord, "code")}
+
+
+def touches_secret(model, path: str) -> bool:
+    """Whether a lookup, ordering or search path (``seed__gt``, ``-seed``, ``moves__code``,
+    ``match__state__hand``) reads a secret field, following relations from ``model``."""
+    for part in path.lstrip("-").split("__"):
+        try:
+            field = model._meta.get_field(part)
+        except FieldDoesNotExist:
+            return False
+        if (model, field.name) in SECRET_FIELDS:
+            return True
+        if not field.is_relation or field.related_model is None:
+            return False
+        model = field.related_model
+    return False
+
+
+class HidesLiveSecrets:
+    """Refuses every changelist lookup, filter, search and ordering on a secret field, for live
+    and finished matches alike: a range query on the seed needs no column to leak it.
+    A refused lookup is Django's DisallowedModelAdminLookup, a 400."""
+
+    def lookup_allowed(self, lookup, value, request=None):
+        if touches_secret(self.model, lookup):
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+    def _public(self, names):
+        return [
+            name
+            for name in names
+            if not (isinstance(name, str) and touches_secret(self.model, name))
+            and not (isinstance(name, (list, tuple)) and touches_secret(self.model, name[0]))
+        ]
+
+    def get_list_filter(self, request):
+        return self._public(super().get_list_filter(request))
+
+    def get_search_fields(self, request):
+        return self._public(super().get_search_fields(request))
+
+    def get_ordering(self, request):
+        return self._public(super().get_ordering(request) or [])
+
+    def get_sortable_by(self, request):
+        return self._public(super().get_sortable_by(request))
+
+
+HIDDEN = _("hidden until the match is over")
+
+
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
@@ -206,12 +264,12 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(HidesLiveSecrets, admin.ModelAdmin):
     list_display = ["pk", "game", "variant", "status", "rated", "players", "created_at"]
     list_filter = ["game", "status", "rated"]
     date_hierarchy = "created_at"
-    # The seed and state are secret while a match is played: never shown here.
-    fields = [
+    # What a spectator sees; the seed, the state and the moves join once the match is over.
+    public_fields = [
         "game",
         "variant",
         "options",
@@ -224,17 +282,32 @@ class MatchAdmin(admin.ModelAdmin):
         "started_at",
         "finished_at",
     ]
-    readonly_fields = fields
+    revealed_fields = ["seed", "state", "move_log"]
     inlines = [SeatInline]
+
+    def get_fields(self, request, obj=None):
+        if obj is not None and obj.is_over:
+            return self.public_fields + self.revealed_fields
+        return self.public_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.get_fields(request, obj)
 
     def has_add_permission(self, request):
         return False
 
+    @admin.display(description=_("moves"))
+    def move_log(self, obj):
+        if not obj.is_over:
+            return HIDDEN
+        return ", ".join(f"{m.seat}:{m.code}" for m in obj.moves.order_by("seq")) or "—"
+
 
 @admin.register(MoveRecord)
-class MoveRecordAdmin(admin.ModelAdmin):
-    list_display = ["match", "seq", "seat", "code", "created_at"]
-    readonly_fields = ["match", "seq", "seat", "code", "created_at"]
+class MoveRecordAdmin(HidesLiveSecrets, admin.ModelAdmin):
+    list_display = ["match", "seq", "seat", "shown_code", "created_at"]
+    fields = ["match", "seq", "seat", "shown_code", "created_at"]
+    readonly_fields = fields
     list_select_related = ["match"]
 
     def has_add_permission(self, request):
@@ -242,3 +315,7 @@ class MoveRecordAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    @admin.display(description=_("move"))
+    def shown_code(self, obj):
+        return obj.code if obj.match.is_over else HIDDEN

@@ -306,4 +306,5 @@ class MoveRecord(models.Model):
         constraints = [models.UniqueConstraint(fields=["match", "seq"], name="unique_move_seq")]
 
     def __str__(self) -> str:
-        return f"{self.match_id}#{self.seq} seat {self.seat}: {self.code}"
+        # No code: a live match's codes are secret, and this string appears in the admin.
+        return f"{self.match_id}#{self.seq} seat {self.seat}"
