@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Development mode is asked for: without DEBUG=1 the settings are production's.
+run: export DEBUG := 1
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo

@@ -1,7 +1,8 @@
 """cardclub settings: one file, driven by environment variables.
 
-Development needs nothing set (DEBUG defaults on and an SQLite file under the project).
-Production sets at least DEBUG=0, SECRET_KEY and ALLOWED_HOSTS; see README.md.
+Production is the default: DEBUG is off unless DEBUG=1 says otherwise, and then a strong
+SECRET_KEY and ALLOWED_HOSTS must be set; see README.md. Development mode is asked for explicitly
+(`make run`, the test settings in tests/settings.py and .ci/run set DEBUG=1).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -27,17 +29,35 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
+# Off unless asked for: a process started with no settings must never show tracebacks to the
+# world or sign sessions with a key that is public in this repository.
+DEBUG = env_bool("DEBUG", False)
+
+DEVELOPMENT_SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"
+
+
+def weak_secret_key(key: str) -> str | None:
+    """Why ``key`` must not sign a production session, or None. The same rule as Django's
+    deploy check (security.W009), so a key accepted here also passes ``check --deploy``."""
+    if not key:
+        return "SECRET_KEY is not set"
+    if key.startswith("django-insecure-"):
+        return "SECRET_KEY is a development key (it starts with 'django-insecure-')"
+    if len(key) < 50 or len(set(key)) < 5:
+        return "SECRET_KEY is too weak (it needs at least 50 characters, 5 of them different)"
+    return None
+
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        # Refuse to start rather than sign sessions with a key everybody can read in the repo.
-        raise ImproperlyConfigured(
-            "SECRET_KEY must be set when DEBUG is off. Generate one with: "
-            'python -c "import secrets; print(secrets.token_urlsafe(50))"'
-        )
-    SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"
+if DEBUG:
+    SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
+elif problem := weak_secret_key(SECRET_KEY):
+    # Refuse to start rather than sign sessions with a key an attacker could know or guess.
+    raise ImproperlyConfigured(
+        f"{problem}, and DEBUG is off (production is the default). Either set DEBUG=1 for "
+        "development, or set a strong SECRET_KEY, generated with: "
+        'python -c "import secrets; print(secrets.token_urlsafe(50))"'
+    )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
@@ -54,6 +74,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    "csp",
     "cardclub.accounts",
     "games",
     # One app per game: each brings its engine, bots, templates, styles and migrations.
@@ -66,6 +87,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -160,6 +182,17 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
+# How many reverse proxies (the TLS proxy of the README is one) stand in front of the app and
+# append to X-Forwarded-For. 0, the default, trusts no header: the connecting address counts.
+try:
+    TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT") or 0)
+except ValueError:
+    raise ImproperlyConfigured(
+        "TRUSTED_PROXY_COUNT must be a whole number: how many proxies stand in front of the app."
+    ) from None
+# The lock-out counts the client that cardclub.http.client_ip finds under that rule (one rule
+# for the whole app; django-ipware, axes' other way to read a proxy header, is not installed).
+AXES_CLIENT_IP_CALLABLE = "cardclub.http.client_ip"
 
 # --- Internationalisation -------------------------------------------------------------------
 LANGUAGE_CODE = "es"
@@ -210,6 +243,25 @@ if not DEBUG:
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): everything from this origin, nothing inline. No script,
+# handler or style attribute lives in a template (behaviour is in static/js), and htmx is told
+# not to inject its indicator <style> (the htmx-config meta in base.html; the rules are in
+# club.css), so neither 'unsafe-inline' nor 'unsafe-eval' is needed.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
