@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import wraps
 
+from django.conf import settings
 from django.utils.cache import add_never_cache_headers
 
 
@@ -20,3 +22,35 @@ def private_no_store(view):
         return response
 
     return wrapper
+
+
+def client_ip(request) -> str | None:
+    """The address of the client that sent ``request``, for django-axes and anything else that
+    counts clients.
+
+    Without a proxy (``TRUSTED_PROXY_COUNT`` 0, the default) it is the connecting address:
+    X-Forwarded-For is then just a header any client can write, and believing it would let an
+    attacker pick the address its failed logins are counted against.
+
+    Behind N trusted proxies each appends the address it received the request from, so the
+    client is the N-th address from the right of X-Forwarded-For (the last proxy is the
+    connecting address itself). Anything to the left of it was written by the client and is
+    ignored. A request that carries fewer addresses than that did not come through the proxies
+    as configured, so it is counted against the connecting address.
+    """
+    remote = request.META.get("REMOTE_ADDR")
+    proxies = settings.TRUSTED_PROXY_COUNT
+    if proxies <= 0:
+        return remote
+    forwarded = [
+        part.strip()
+        for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if part.strip()
+    ]
+    if len(forwarded) < proxies:
+        return remote
+    candidate = forwarded[-proxies]
+    try:
+        return str(ipaddress.ip_address(candidate))
+    except ValueError:
+        return remote
