@@ -49,3 +49,67 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "locale": "es-ES"}
+
+
+# --- Content-Security-Policy: a test fails on any violation or console error ----------------
+# Every page and context a test opens is watched, however it was made (the `page` fixture,
+# browser.new_context(), browser.new_page()). Chromium reports a refused inline script,
+# handler or style both as a `securitypolicyviolation` event, which the init script below turns
+# into a console error, and as a console error "Refused to …".
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`
+    + ` (${e.sourceFile || document.location.href}:${e.lineNumber})`);
+});
+"""
+
+
+def watch_context(context, problems: list[str]) -> None:
+    if getattr(context, "_csp_watched", False):
+        return
+    context._csp_watched = True
+    context.add_init_script(script=REPORT_VIOLATIONS)
+
+    def on_console(message):
+        # The admin's pages link no icon, so Chromium asks for /favicon.ico and gets a 404:
+        # nothing of the policy's, nor of ours.
+        if (message.location or {}).get("url", "").endswith("/favicon.ico"):
+            return
+        if message.type == "error":
+            problems.append(
+                f"console error on {message.page.url if message.page else '?'}: {message.text}"
+            )
+
+    context.on("console", on_console)
+    context.on("weberror", lambda error: problems.append(f"page error: {error.error}"))
+
+
+@pytest.fixture
+def console_problems(monkeypatch):
+    """The CSP violations and console errors of the test's pages so far; the test fails at the
+    end if any is left. A test that provokes one on purpose empties the list."""
+    from playwright.sync_api import Browser
+
+    problems: list[str] = []
+    new_context, new_page = Browser.new_context, Browser.new_page
+
+    def watched_context(self, *args, **kwargs):
+        context = new_context(self, *args, **kwargs)
+        watch_context(context, problems)
+        return context
+
+    def watched_page(self, *args, **kwargs):
+        page = new_page(self, *args, **kwargs)
+        watch_context(page.context, problems)
+        return page
+
+    monkeypatch.setattr(Browser, "new_context", watched_context)
+    monkeypatch.setattr(Browser, "new_page", watched_page)
+    yield problems
+    assert problems == [], "the pages reported CSP violations or console errors"
+
+
+@pytest.fixture(autouse=True)
+def no_console_problems(request):
+    if "tests/browser/" in str(request.node.fspath) and HAVE_CHROMIUM:
+        request.getfixturevalue("console_problems")
