@@ -1,19 +1,30 @@
 """The few writes of the table: open, join, leave and start a match, play a move, resign.
 
-Each public function runs in one transaction and locks the match row first
-(``select_for_update``: a row lock on PostgreSQL; on SQLite the IMMEDIATE transaction already
-serialises writers), so two requests for the same match never interleave. Failures raise
-:class:`ActionError` with a message for the member, and change nothing.
+Each public function runs in one transaction that locks the match row first (``select_for_update``
+on the match alone: a row lock on PostgreSQL; on SQLite the IMMEDIATE transaction already
+serialises writers) and only then reads what it will write: the seats, and through the
+``match_finished`` receivers the ratings and the league fixture. Reading the seats in the same
+statement as the lock would be wrong on PostgreSQL: after waiting for the lock it re-checks only
+the locked row, so the seats would be the ones from before the wait.
+
+Rows that several matches share are locked in one global order, so two requests can never wait
+for each other: the match, then the members' ratings by member id, the head-to-head rows by
+(member, rival), then the league fixture and its season. A deadlock or serialization failure that
+happens all the same (or SQLite's "database is locked" after the busy timeout) is retried a few
+times by :func:`retried`, never shown as a 500. Failures the member must hear about raise
+:class:`ActionError` with a message, and change nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.models import Prefetch, Q, prefetch_related_objects
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -27,6 +38,47 @@ from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_
 match_finished = Signal()
 
 MAX_BOT_MOVES_PER_REQUEST = 2000
+
+# How often a transaction that lost a deadlock or a serialization check is tried again.
+ATTEMPTS = 5
+# PostgreSQL's SQLSTATEs for "try the transaction again": serialization_failure, deadlock_detected.
+_RETRY_SQLSTATES = {"40001", "40P01"}
+
+
+def is_conflict(error: OperationalError) -> bool:
+    """A failure that says nothing about the request, only that another one got in the way."""
+    cause = error.__cause__
+    if getattr(cause, "sqlstate", None) in _RETRY_SQLSTATES:
+        return True
+    # SQLite: the busy timeout ran out while another process held the write lock.
+    return "database is locked" in str(error) or "database table is locked" in str(error)
+
+
+def retried(func):
+    """Run ``func`` in its own transaction, again (after a short random pause) when the database
+    gave it up for a deadlock or a serialization failure.
+
+    Inside a transaction that the caller opened, the caller owns the retry: a savepoint cannot be
+    retried once PostgreSQL has aborted the transaction around it, so ``func`` runs once.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if connection.in_atomic_block:
+            with transaction.atomic():
+                return func(*args, **kwargs)
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                with transaction.atomic():
+                    return func(*args, **kwargs)
+            except OperationalError as error:
+                if attempt == ATTEMPTS or not is_conflict(error):
+                    raise
+            # Random, growing pauses, so the requests that collided do not collide again.
+            time.sleep(random.uniform(0, 0.02 * 2**attempt))  # noqa: S311
+        raise AssertionError("unreachable")
+
+    return wrapper
 
 
 class ActionError(Exception):
@@ -45,31 +97,21 @@ class MoveResult:
 
 
 def _locked(match_id: int) -> tuple[Match, list[Seat]]:
-    """The match, locked, and its seats in order with their members, in one query.
+    """The match, locked, then its seats in order with their members, read after the lock.
 
-    The seats come back as the match's prefetched ``seats``, so the page drawn after the action
-    reuses them instead of querying again.
+    The seats are prefetched onto the match, so the page drawn after the action reuses them.
     """
-    seats = list(
-        Seat.objects.select_related("match", "user")
-        # Lock only the match row: seats are written under the match's lock, users never.
-        .select_for_update(of=("match",))
-        .filter(match_id=match_id)
-        .order_by("index")
+    try:
+        match = Match.objects.select_for_update().get(pk=match_id)
+    except Match.DoesNotExist:
+        raise NoSuchMatch(_("That match does not exist.")) from None
+    prefetch_related_objects(
+        [match], Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
-    if not seats:
-        raise NoSuchMatch(_("That match does not exist."))
-    match = seats[0].match
-    for seat in seats:
-        seat.match = match
-    cached = match.seats.all()
-    cached._result_cache = seats
-    cached._prefetch_done = True
-    match._prefetched_objects_cache = {"seats": cached}
-    return match, seats
+    return match, list(match.seats.all())
 
 
-@transaction.atomic
+@retried
 def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -> Match:
     """Open a table: the creator sits at seat 0; ``fillers`` says, for every other seat,
     ``"open"`` or a bot level. A table whose every seat is taken starts at once."""
@@ -107,7 +149,7 @@ def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -
     return match
 
 
-@transaction.atomic
+@retried
 def join_match(match_id: int, user) -> Match:
     match, seats = _locked(match_id)
     if match.status != Match.Status.OPEN:
@@ -128,11 +170,13 @@ def join_match(match_id: int, user) -> Match:
     if len(free) == 1:
         _start(match, seats)
     else:
-        match.save(update_fields=["updated_at"])
+        # A new version, so every waiting page redraws with the seat taken.
+        match.version += 1
+        match.save(update_fields=["version", "updated_at"])
     return match
 
 
-@transaction.atomic
+@retried
 def leave_match(match_id: int, user) -> Match:
     """Leave a table before it starts; the last member to leave closes it."""
     match, seats = _locked(match_id)
@@ -147,7 +191,8 @@ def leave_match(match_id: int, user) -> Match:
     if not any(seat.user_id for seat in seats):
         match.status = Match.Status.ABANDONED
         match.finished_at = timezone.now()
-    match.save(update_fields=["status", "finished_at", "updated_at"])
+    match.version += 1
+    match.save(update_fields=["status", "finished_at", "version", "updated_at"])
     return match
 
 
@@ -156,27 +201,31 @@ def _start(match: Match, seats: list[Seat]) -> None:
     state = engine.new_game(match.players, options=match.options, seed=match.seed)
     match.status = Match.Status.PLAYING
     match.started_at = timezone.now()
-    match.version = 1
+    # Joins already counted versions up: the page drawn for the last one must see the start.
+    match.version += 1
     state, records = _run_bots(match, seats, state)
     _log(match, records)
     _store(match, seats, state)
 
 
 def _log(match: Match, records: list[MoveRecord]) -> None:
-    """Append moves to the log with consecutive sequence numbers."""
+    """Append moves to the log with consecutive sequence numbers and the match version they
+    produced (which tells, later, what a page drawn at an older version had seen)."""
     for offset, record in enumerate(records, start=1):
         record.seq = match.moves_played + offset
+        record.version = match.version
     MoveRecord.objects.bulk_create(records)
     match.moves_played += len(records)
 
 
-@transaction.atomic
+@retried
 def play_move(match_id: int, user, code: str, expected_version: int | None) -> MoveResult:
     """Play ``code`` for the user's seat, then let bots move until a member is to move.
 
-    A stale ``expected_version`` (another tab or player moved first), an unknown or illegal
-    move, a move out of turn or in a finished match raise :class:`ActionError` and change
-    nothing.
+    A stale ``expected_version`` (another tab or player moved first; except for the others'
+    moves in a phase where several seats decide at once, see :func:`_still_awaited`), an unknown
+    or illegal move, a move out of turn or in a finished match raise :class:`ActionError` and
+    change nothing.
     """
     match, seats = _locked(match_id)
     seat = next((s for s in seats if s.user_id == getattr(user, "pk", None)), None)
@@ -184,12 +233,15 @@ def play_move(match_id: int, user, code: str, expected_version: int | None) -> M
         raise ActionError(_("You are not playing in this match."))
     if match.status != Match.Status.PLAYING:
         raise ActionError(_("This match is not being played."))
-    if expected_version is None or expected_version != match.version:
+    engine = match.engine
+    state = engine.load(match.state)
+    if expected_version is None or (
+        expected_version != match.version
+        and not _still_awaited(match, state, seat.index, expected_version)
+    ):
         raise ActionError(
             _("The table changed since your page was drawn; here it is as it is now.")
         )
-    engine = match.engine
-    state = engine.load(match.state)
     if seat.index not in engine.to_move(state):
         raise ActionError(_("It is not your turn."))
     try:
@@ -200,10 +252,45 @@ def play_move(match_id: int, user, code: str, expected_version: int | None) -> M
     records = [MoveRecord(match=match, seq=0, seat=seat.index, code=move.code)]
     state, bot_records = _run_bots(match, seats, state)
     records.extend(bot_records)
-    _log(match, records)
     match.version += 1
+    _log(match, records)
     _store(match, seats, state)
     return MoveResult(match=match, moves_made=len(records), state=state)
+
+
+def _still_awaited(match: Match, state, index: int, seen_version: int) -> bool:
+    """Whether a move from a page drawn at an older ``seen_version`` may still be played.
+
+    In a phase where several seats decide at once (Scout's keep-or-rotate), the others' decisions
+    change the version but nothing this seat decides on. So the page is still good when every
+    move made since it was drawn was another seat's, made while several seats were awaited and
+    this one among them, and this seat still has the very same choices. In sequential play the
+    first move since the page fails that test, so the version check stays as strict as ever.
+
+    Only the refused path pays for this: the log is replayed up to the page's version.
+    """
+    engine = match.engine
+    if seen_version > match.version or index not in engine.to_move(state):
+        return False
+    records = list(match.moves.order_by("seq"))
+    seen = [r for r in records if r.version is not None and r.version <= seen_version]
+    since = records[len(seen) :]
+    # Moves logged before versions were recorded cannot be placed: stay strict.
+    if not since or any(r.version is None or r.version <= seen_version for r in since):
+        return False
+    then = engine.new_game(match.players, options=match.options, seed=match.seed)
+    for record in seen:
+        then = engine.apply(then, record.seat, engine.parse_move(record.code))
+    step = then
+    for record in since:
+        awaited = engine.to_move(step)
+        if record.seat == index or index not in awaited or len(awaited) < 2:
+            return False
+        step = engine.apply(step, record.seat, engine.parse_move(record.code))
+    if index not in engine.to_move(step):
+        return False
+    codes_then = [move.code for move in engine.legal_moves(then, index)]
+    return codes_then == [move.code for move in engine.legal_moves(state, index)]
 
 
 def _run_bots(match: Match, seats: list[Seat], state):
@@ -278,7 +365,7 @@ def _store(match: Match, seats: list[Seat], state) -> None:
         match_finished.send(sender=Match, match=match, seats=seats)
 
 
-@transaction.atomic
+@retried
 def resign(match_id: int, user) -> Match:
     """Give up: the match ends, the resigning member (and a partner) rank last and the others
     share first."""
@@ -304,7 +391,7 @@ def resign(match_id: int, user) -> Match:
     return match
 
 
-@transaction.atomic
+@retried
 def start_match_for(users, variant: RuleVariant) -> Match:
     """Start a league fixture's match at once with ``users`` seated in the order given: no
     bots, so it is rated whenever the house rules are."""

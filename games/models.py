@@ -299,6 +299,10 @@ class MoveRecord(models.Model):
     seq = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField()
     code = models.CharField(max_length=64)
+    # The match version this move produced (a move and the bots' replies share one). Lets a
+    # move from a page drawn at an older version know which moves it has not seen. Empty for
+    # moves logged before it was recorded.
+    version = models.PositiveIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import actions as game_actions
 
-from .models import Fixture, LeagueError, Season
+from .models import Fixture, LeagueError, Season, lock_fixture
 
 
 def join_season(season: Season, user):
@@ -20,7 +21,8 @@ def start_fixture(fixture_id: int, user) -> Fixture:
     league's house rules. The fixture row is locked so two members pressing "Start" at once
     start one match, not two."""
     fixture = (
-        Fixture.objects.select_for_update()
+        # The fixture alone: its round, season, league and house rules are every fixture's.
+        Fixture.objects.select_for_update(of=("self",))
         .select_related("round__season__league__variant")
         .get(pk=fixture_id)
     )
@@ -40,3 +42,20 @@ def start_fixture(fixture_id: int, user) -> Fixture:
     fixture.status = Fixture.Status.PLAYING
     fixture.save(update_fields=["match", "status"])
     return fixture
+
+
+@game_actions.retried
+def forfeit_overdue(fixture_id: int, now=None) -> tuple[Fixture, set[int]] | None:
+    """Record the forfeit of an overdue fixture, deciding with what is true under the locks:
+    ``None`` when its match finished (or it was otherwise settled or extended) since the sweep
+    read it, else the fixture and the seats that lost it."""
+    fixture = lock_fixture(fixture_id)
+    season = fixture.round.season
+    if season.status != Season.Status.RUNNING or not fixture.is_overdue(now or timezone.now()):
+        return None
+    indexes = fixture.holding_up()
+    everyone = len(indexes) == len(fixture.seats.all())
+    fixture.record_forfeit(
+        indexes, by=None, note="Overdue: " + ("double forfeit" if everyone else "forfeit")
+    )
+    return fixture, indexes

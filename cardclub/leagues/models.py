@@ -353,8 +353,13 @@ class Fixture(models.Model):
     @transaction.atomic
     def record_forfeit(self, indexes, by=None, note: str = "") -> None:
         """Seats at ``indexes`` lose by forfeit; the others share first place. Forfeiting every
-        seat is a double forfeit: nobody earns points."""
+        seat is a double forfeit: nobody earns points.
+
+        The fixture (after its match) is locked and its status read again first: a match that
+        finished since this fixture was read has recorded its result, and that result stands.
+        """
         indexes = set(indexes)
+        self.status = lock_fixture(self.pk).status
         if self.status == self.Status.PLAYED:
             raise LeagueError(gettext("This fixture was played; its result stands."))
         if not indexes:
@@ -378,6 +383,31 @@ class Fixture(models.Model):
             note=gettext("Deadline extended to %(date)s")
             % {"date": timezone.localtime(self.deadline).strftime("%Y-%m-%d %H:%M")},
         )
+
+
+def lock_fixture(pk: int) -> Fixture:
+    """The fixture as it is now, locked, with its seats and its match's seats read after the
+    lock; its match, when it has one, is locked first.
+
+    Match before fixture is the order every table action takes them in (a match that finishes
+    writes its fixture's result while it holds the match), so a sweep and a final move queue
+    instead of deadlocking. A fixture whose match was started between the two reads has its
+    match locked after it; that rare inversion can only end in a deadlock that the caller's
+    retry repeats.
+    """
+    match_id = Fixture.objects.filter(pk=pk).values_list("match_id", flat=True).get()
+    if match_id is not None:
+        list(Match.objects.select_for_update().filter(pk=match_id).values_list("pk"))
+    fixture = (
+        Fixture.objects.select_for_update(of=("self",))
+        .select_related("round__season", "match")
+        .get(pk=pk)
+    )
+    if fixture.match_id is not None and fixture.match_id != match_id:
+        list(Match.objects.select_for_update().filter(pk=fixture.match_id).values_list("pk"))
+        fixture = Fixture.objects.select_related("round__season", "match").get(pk=pk)
+    models.prefetch_related_objects([fixture], "seats__user", "match__seats")
+    return fixture
 
 
 class FixtureSeat(models.Model):

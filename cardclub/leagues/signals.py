@@ -8,7 +8,13 @@ from .models import Fixture
 def on_match_finished(sender, match, seats, **kwargs) -> None:
     if not match.for_fixture:
         return  # most matches are not a league's: no query for them
-    fixture = Fixture.objects.filter(match=match, status=Fixture.Status.PLAYING).first()
+    # Locked (after the match, which the finishing action holds): the overdue sweep takes the
+    # same two locks in the same order, so it sees this result or this sees its forfeit.
+    fixture = (
+        Fixture.objects.select_for_update()
+        .filter(match=match, status=Fixture.Status.PLAYING)
+        .first()
+    )
     if fixture is None:
         return
     fixture.record_match_result(seats)

@@ -102,10 +102,11 @@ def _rate(match: Match, placings: list[Placing], pairs: bool, results) -> None:
     # The rows exist and are locked, so this "upsert" always updates; it writes them in one
     # statement that is far cheaper to build than bulk_update()'s CASE expressions. Without
     # their ids, the rows can only meet the (member, game) constraint, the one named here.
-    for rating in ratings.values():
+    ordered = [ratings[user_id] for user_id in sorted(ratings)]
+    for rating in ordered:
         rating.pk = None
     Rating.objects.bulk_create(
-        ratings.values(),
+        ordered,
         update_conflicts=True,
         unique_fields=["user", "game"],
         update_fields=RATING_FIELDS,
@@ -139,9 +140,14 @@ def _claim_sql(rows: int) -> str:
 
 def _claim_ratings(game: str, user_ids: list[int]) -> dict[int, Rating]:
     """The members' ratings for ``game``, locked for this transaction, new ones created with
-    the model's defaults."""
+    the model's defaults.
+
+    The rows are claimed in member id order, whatever the seat order: the statement locks them
+    in the order of its VALUES, and two matches between the same members with their seats the
+    other way round would otherwise each hold one row and wait for the other (a deadlock).
+    """
     params = []
-    for user_id in user_ids:
+    for user_id in sorted(user_ids):
         fresh = Rating(user_id=user_id, game=game)
         params += [f.get_db_prep_save(getattr(fresh, f.attname), connection) for f in _CLAIM_FIELDS]
     return {r.user_id: r for r in Rating.objects.raw(_claim_sql(len(user_ids)), params)}
@@ -173,6 +179,9 @@ def _head_to_head_sql(rows: int) -> str:
 def _add_head_to_head(rows: list[tuple[int, int, int, int, int, int]]) -> None:
     if not rows:
         return
+    # (member, rival) order, for the reason _claim_ratings sorts: unrated matches take these
+    # row locks without holding the ratings' first.
+    rows = sorted(rows)
     with connection.cursor() as cursor:
         cursor.execute(_head_to_head_sql(len(rows)), [value for row in rows for value in row])
 

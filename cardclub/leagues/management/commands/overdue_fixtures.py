@@ -2,14 +2,27 @@
 
 A fixture never started is a double forfeit (neither side arranged it); a match still being
 played forfeits the members whose move it is, since they are the ones holding it up.
+
+The list is read without locks; each forfeit is then decided again under the fixture's locks
+(``leagues.actions.forfeit_overdue``), so a match that finishes while the sweep runs keeps its
+played result.
 """
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
-from django.db import transaction
 
+from cardclub.leagues.actions import forfeit_overdue
 from cardclub.leagues.models import Fixture
+
+
+def describe(fixture: Fixture, indexes: set[int]) -> str:
+    names = [s.user.get_username() for s in fixture.seats.all() if s.index in indexes]
+    kind = "double forfeit" if len(indexes) == len(fixture.seats.all()) else "forfeit"
+    return (
+        f"{fixture.round.season} · {fixture.round} · table {fixture.table}: "
+        f"{kind} ({', '.join(names)})"
+    )
 
 
 class Command(BaseCommand):
@@ -29,16 +42,14 @@ class Command(BaseCommand):
         )
         done = 0
         for fixture in overdue:
-            indexes = fixture.holding_up()
-            names = [s.user.get_username() for s in fixture.seats.all() if s.index in indexes]
-            kind = "double forfeit" if len(indexes) == len(fixture.seats.all()) else "forfeit"
-            self.stdout.write(
-                f"{fixture.round.season} · {fixture.round} · table {fixture.table}: "
-                f"{kind} ({', '.join(names)})"
-            )
-            if not dry_run:
-                with transaction.atomic():
-                    fixture.record_forfeit(indexes, by=None, note="Overdue: " + kind)
+            if dry_run:
+                self.stdout.write(describe(fixture, fixture.holding_up()))
+                done += 1
+                continue
+            forfeited = forfeit_overdue(fixture.pk)
+            if forfeited is None:
+                continue  # finished or extended since the list was read
+            self.stdout.write(describe(*forfeited))
             done += 1
         verb = "would record" if dry_run else "recorded"
         self.stdout.write(f"{verb} {done} forfeit(s).")
