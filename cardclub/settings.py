@@ -128,6 +128,16 @@ TEMPLATES = [
 # concurrent moves queue on the busy timeout instead of failing with "database is locked".
 SQLITE_PATH = Path(os.environ.get("SQLITE_PATH", BASE_DIR / "db.sqlite3"))
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
+SQLITE_OPTIONS = {
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": (
+        "PRAGMA journal_mode=WAL;"
+        "PRAGMA synchronous=NORMAL;"
+        "PRAGMA busy_timeout=20000;"
+        "PRAGMA foreign_keys=ON;"
+    ),
+}
 if DATABASE_URL:
     DATABASES = {
         "default": dj_database_url.parse(
@@ -140,16 +150,6 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": SQLITE_PATH,
             "CONN_MAX_AGE": None,
-            "OPTIONS": {
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": (
-                    "PRAGMA journal_mode=WAL;"
-                    "PRAGMA synchronous=NORMAL;"
-                    "PRAGMA busy_timeout=20000;"
-                    "PRAGMA foreign_keys=ON;"
-                ),
-            },
             # A file, not memory: tests with real concurrent requests need every thread to see
             # the same database, as the live server does.
             "TEST": {
@@ -158,6 +158,18 @@ else:
             },
         }
     }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Every SQLite configuration, the default file or one named by DATABASE_URL (sqlite:///…),
+    # writes the same way; without these, concurrent requests answer "database is locked".
+    DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
+    DATABASES["default"]["CONN_MAX_AGE"] = None
+    DATABASES["default"].setdefault("TEST", {})
+    if not DATABASES["default"]["TEST"].get("NAME"):
+        # The test database is a file beside the named one (a file per process), never memory.
+        named = Path(DATABASES["default"]["NAME"] or SQLITE_PATH)
+        DATABASES["default"]["TEST"]["NAME"] = os.environ.get("SQLITE_TEST_PATH") or str(
+            named.with_name(f".test-{os.getpid()}-{named.name}")
+        )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -----------------------------------------------------------------------------------

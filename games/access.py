@@ -36,6 +36,10 @@ def match_by_invite(token: str) -> Match:
 def finished_match_for_replay(match_id: int) -> Match:
     """A replay opens every hand, so only a match that is over may be replayed."""
     match = match_for_viewer(match_id)
+    if match.status == Match.Status.ABANDONED:
+        raise PermissionDenied(
+            _("This table was abandoned before its match started: there is nothing to replay.")
+        )
     if not match.is_over or match.state is None:
         raise PermissionDenied(_("A match can be replayed once it is over."))
     return match

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from cardclub.converters import id_param
 from cardclub.http import private_no_store
 from games import access, actions, registry
 from games.forms import NewTableForm
@@ -244,8 +245,9 @@ def rules_index(request):
 def rules(request, game):
     app = _game_or_404(game)
     variant = None
-    if request.GET.get("variant"):
-        variant = RuleVariant.objects.filter(game=game, pk=request.GET["variant"]).first()
+    variant_id = id_param(request.GET.get("variant"))
+    if variant_id is not None:
+        variant = RuleVariant.objects.filter(game=game, pk=variant_id).first()
     variants = RuleVariant.objects.active().for_game(game)
     language = "en" if (request.LANGUAGE_CODE or "es").startswith("en") else "es"
     return TemplateResponse(

@@ -3,7 +3,8 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_not_required
-from django.shortcuts import get_object_or_404, redirect
+from django.http import Http404
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -41,7 +42,9 @@ def profile_edit(request):
 
 
 def member(request, username):
-    person = get_object_or_404(User, username=username, is_active=True)
+    person = User.objects.filter(username=username, is_active=True).first()
+    if person is None:
+        raise Http404(_("There is no member with that name."))
     return TemplateResponse(
         request, "accounts/member.html", {"person": person, **member_context(person)}
     )

@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from django.urls import path
 
+from cardclub import converters  # noqa: F401  (registers <id:…> and the others)
+
 from . import views
 
 app_name = "leagues"
 urlpatterns = [
     path("", views.league_list, name="list"),
-    path("season/<int:pk>/", views.season_page, name="season"),
-    path("season/<int:pk>/join/", views.join, name="join"),
-    path("fixture/<int:pk>/start/", views.start, name="start"),
+    path("season/<id:pk>/", views.season_page, name="season"),
+    path("season/<id:pk>/join/", views.join, name="join"),
+    path("fixture/<id:pk>/start/", views.start, name="start"),
 ]

@@ -1,0 +1,143 @@
+"""Styled error pages in both languages, the 500 page without a database, and inputs that no
+database could look up answered with a 404 instead of a 500."""
+
+from __future__ import annotations
+
+import runpy
+from unittest import mock
+
+import pytest
+from django.db import OperationalError
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.test import Client
+from django.urls import reverse
+
+from games import actions
+from games.models import Match
+
+from .table_helpers import variant
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("es", "No hay ninguna partida con ese número."),
+        ("en", "There is no match with that number."),
+    ],
+)
+def test_a_missing_match_is_a_styled_404_saying_so_in_the_members_language(
+    alice_client, language, text
+):
+    alice_client.cookies["django_language"] = language
+    response = alice_client.get(reverse("games:match", args=[987654]))
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert text in html
+    assert 'class="panel error-page"' in html and "club.css" in html
+
+
+def test_an_unknown_address_is_a_styled_404_without_the_resolvers_internals(alice_client):
+    html = alice_client.get("/no-such-page/").content.decode()
+    assert "Resolver404" not in html and "tried" not in html
+    assert 'class="panel error-page"' in html
+
+
+def test_a_replay_before_the_end_is_a_styled_403_saying_why(alice, bob, client_for):
+    from .table_helpers import start_match
+
+    match = start_match("escoba", [alice, bob])
+    client = client_for(alice)
+    client.cookies["django_language"] = "en"
+    response = client.get(reverse("games:replay", args=[match.pk]))
+    assert response.status_code == 403
+    assert "A match can be replayed once it is over." in response.content.decode()
+
+
+def test_a_form_without_its_csrf_token_gets_the_styled_expired_form_page(alice):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice, backend="django.contrib.auth.backends.ModelBackend")
+    client.cookies["django_language"] = "en"
+    response = client.post(reverse("games:join", args=[1]))
+    assert response.status_code == 403
+    assert "This form has expired" in response.content.decode()
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_the_500_page_renders_with_the_database_unreachable(language):
+    client = Client(raise_request_exception=False)
+    client.cookies["django_language"] = language
+    client.cookies["sessionid"] = "x" * 32  # so the session (the database) is read
+
+    def unreachable(self):
+        raise OperationalError("could not connect to server: Connection refused")
+
+    with mock.patch.object(BaseDatabaseWrapper, "ensure_connection", unreachable):
+        response = client.get(reverse("games:lobby"))
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert 'class="panel error-page"' in html
+    expected = {"es": "Algo ha fallado por nuestra parte", "en": "Something went wrong on our side"}
+    assert expected[language] in html
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("get", "/play/rules/escoba/?variant=abc"),
+        ("get", "/play/rules/escoba/?variant=99999999999999999999999"),
+        ("get", "/members/%00/"),
+        ("get", "/members/a%00b/"),
+        ("get", "/play/invite/%00/"),
+        ("post", "/play/m/9223372036854775808/move/"),
+        ("get", "/play/m/9223372036854775808/"),
+        ("get", "/play/m/99999999999999999999999999/poll/?v=1"),
+        ("post", "/play/m/9223372036854775808/join/"),
+        ("post", "/play/m/9223372036854775808/resign/"),
+        ("get", "/play/m/9223372036854775808/replay/"),
+        ("get", "/leagues/season/9223372036854775808/"),
+        ("post", "/leagues/fixture/9223372036854775808/start/"),
+        ("get", "/ratings/%00/"),
+        ("get", "/play/new/%00/"),
+        ("get", "/leagues/season/1/?round=99999999999999999999999"),
+    ],
+)
+def test_input_no_database_could_look_up_is_never_a_500(alice_client, method, url):
+    response = getattr(alice_client, method)(url)
+    assert response.status_code in (200, 302, 404)
+
+
+def test_the_rules_page_ignores_a_variant_that_is_not_a_number(client):
+    response = client.get(reverse("games:rules", args=["escoba"]), {"variant": "abc"})
+    assert response.status_code == 200
+
+
+def test_a_match_id_still_reverses_and_resolves(alice):
+    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+    assert reverse("games:match", args=[match.pk]) == f"/play/m/{match.pk}/"
+    assert Match.objects.get(pk=match.pk)
+
+
+@pytest.mark.parametrize(
+    "url", ["sqlite:////tmp/cardclub-settings-check.sqlite3", "sqlite:///relative.sqlite3"]
+)
+def test_sqlite_named_through_database_url_gets_wal_immediate_writes_and_a_busy_timeout(
+    monkeypatch, url
+):
+    monkeypatch.setenv("DATABASE_URL", url)
+    settings = runpy.run_path("cardclub/settings.py")
+    database = settings["DATABASES"]["default"]
+    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert database["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    assert database["OPTIONS"]["timeout"] >= 5
+    assert "journal_mode=WAL" in database["OPTIONS"]["init_command"]
+    assert "busy_timeout" in database["OPTIONS"]["init_command"]
+    assert database["TEST"]["NAME"]  # a file, never memory
+
+
+def test_the_default_sqlite_file_gets_the_same_settings(monkeypatch):
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    database = runpy.run_path("cardclub/settings.py")["DATABASES"]["default"]
+    assert database["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in database["OPTIONS"]["init_command"]
