@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint format bench messages clean
+.PHONY: run test lint format bench races messages clean
 
 # Reinstall only when the dependencies change, so a second `make run` starts at once.
 $(STAMP): pyproject.toml
@@ -38,6 +38,10 @@ bench: $(STAMP)
 		m=$$(echo $$f | sed 's#/#.#g; s#\.py$$##'); \
 		echo "== $$m"; $(PY) -m $$m; \
 	done
+
+# Simultaneous requests against gunicorn on every database; prints the figures (issue 16).
+races: $(STAMP)
+	$(PY) -m tests.load.races --rounds $${RACE_ROUNDS:-20}
 
 # Needs GNU gettext; the compiled .mo files are committed so a fresh machine does not.
 messages: $(STAMP)

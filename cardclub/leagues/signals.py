@@ -11,7 +11,7 @@ def on_match_finished(sender, match, seats, **kwargs) -> None:
     # Locked (after the match, which the finishing action holds): the overdue sweep takes the
     # same two locks in the same order, so it sees this result or this sees its forfeit.
     fixture = (
-        Fixture.objects.select_for_update()
+        Fixture.objects.select_for_update(of=("self",))
         .filter(match=match, status=Fixture.Status.PLAYING)
         .first()
     )
