@@ -75,7 +75,7 @@ def retried(func):
                 if attempt == ATTEMPTS or not is_conflict(error):
                     raise
             # Random, growing pauses, so the requests that collided do not collide again.
-            time.sleep(random.uniform(0, 0.02 * 2**attempt))  # noqa: S311
+            time.sleep(random.uniform(0, 0.02 * 2**attempt))
         raise AssertionError("unreachable")
 
     return wrapper

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -15,7 +14,7 @@ def join_season(season: Season, user):
     return season.add_player(user)
 
 
-@transaction.atomic
+@game_actions.retried
 def start_fixture(fixture_id: int, user) -> Fixture:
     """Any seated member may start the fixture's match, with the fixture's seat order and the
     league's house rules. The fixture row is locked so two members pressing "Start" at once
