@@ -101,11 +101,50 @@ def test_the_500_page_renders_with_the_database_unreachable(language):
         ("get", "/ratings/%00/"),
         ("get", "/play/new/%00/"),
         ("get", "/leagues/season/1/?round=99999999999999999999999"),
+        ("get", "/leagues/season/1/?round=%00"),
+        ("get", "/ratings/escoba/?page=%00"),
+        ("get", "/ratings/escoba/?page=99999999999999999999999"),
+        ("get", "/play/new/escoba/?players=%00"),
+        ("get", "/play/rules/escoba/?variant=%00"),
+        ("get", "/play/m/1/poll/?v=%00"),
+        ("get", "/play/m/1/replay/?step=99999999999999999999999"),
+        ("get", "/play/m/1/?ss=%00"),
+        ("post", "/play/new/escoba/"),
     ],
 )
 def test_input_no_database_could_look_up_is_never_a_500(alice_client, method, url):
     response = getattr(alice_client, method)(url)
     assert response.status_code in (200, 302, 404)
+
+
+@pytest.mark.parametrize(
+    ("url", "data"),
+    [
+        ("/play/new/escoba/", {"variant": "\x00", "players": "\x00", "seat_1": "\x00"}),
+        ("/play/new/escoba/", {"variant": "99999999999999999999999", "players": "2"}),
+        ("/play/m/1/move/", {"code": "\x00", "v": "\x00"}),
+        ("/accounts/profile/", {"email": "a\x00@example.com"}),
+        ("/i18n/setlang/", {"language": "\x00", "next": "/\x00"}),
+    ],
+)
+def test_form_fields_no_database_could_store_are_never_a_500(alice_client, alice, url, data):
+    if "/m/1/" in url:
+        match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+        url = url.replace("/m/1/", f"/m/{match.pk}/")
+    response = alice_client.post(url, data)
+    assert response.status_code in (200, 302, 400, 404)
+
+
+@pytest.mark.parametrize(
+    ("url", "data"),
+    [
+        ("/accounts/login/", {"username": "a\x00", "password": "x\x00"}),
+        ("/accounts/signup/", {"username": "a\x00", "password1": "x", "password2": "x"}),
+        ("/accounts/password/reset/", {"email": "a\x00@example.com"}),
+    ],
+)
+def test_visitors_forms_with_a_nul_byte_are_never_a_500(client, url, data):
+    assert client.post(url, data).status_code in (200, 302, 400)
 
 
 def test_the_rules_page_ignores_a_variant_that_is_not_a_number(client):
