@@ -18,8 +18,12 @@ Move codes:
 
 Decisions where the rules file (and the seed) are silent:
 
-- A set scouted down to nothing has no owner any more, so end condition (b) cannot happen until
-  somebody shows again (the rules file: "a set scouted down to 0 cards leaves no active set").
+- A set scouted down to nothing keeps its owner (rules, "A turn", Scout): the table is empty, the
+  next player who cannot scout must show (any set), and end (b) still counts from the owner's
+  show, so when the last of the others' scouts empties the set the turn comes back to the owner
+  and the round ends with the owner as the ender. Before issue 23 such a set lost its owner and
+  the round went on; that old rule survives only to replay matches stored before the change
+  (see "Rules revisions" below).
 - The 2-player pass is offered only while there is an active set: with none, a show of any single
   card is always possible, and the seed's condition is "after a show, the other player could not
   or would not show or scout".
@@ -47,6 +51,23 @@ Decisions where the rules file (and the seed) are silent:
   exempt from the hand penalty, so with end (a) the exemption changes nothing (0 cards).
 - At the end of the game the view still hides the other hands (reviewing a finished match with
   open hands is the web layer's business, from the dump).
+- A round can still go round in circles (3-5 players): shows onto the empty table take nothing,
+  so if every show is scouted away before the turn comes back to its owner, the cards only move
+  from hand to hand. With 3 or 5 players: one card shown, the next player scouts it, the one
+  after must show one card, and so on, every player showing as many cards as they scout; with 4,
+  one- and two-card shows in turn do the same. Nothing in the rules ends that, so the engine
+  does not either: any player may break it (a show that beats the card, or two or more cards
+  shown onto the empty table), and the bots do (``bots.py``).
+
+Rules revisions. A match's move log must replay to the state it stored, so a rules fix may not
+change the meaning of moves already played. The engine-internal option ``LEGACY_MOVES_OPTION``
+(not a house rule: not in ``OPTIONS``, never shown) says that the first N moves of the game are
+played under the rule before issue 23 (a set scouted away lost its owner); every later move is
+played under the rule of the rules file. A data migration sets it to the number of moves already
+played on the matches stored before the change whose log needs it; new matches never carry it.
+The state counts the old-rule moves still to come (``legacy_moves``); the dump holds it only
+while it is not 0, so every state stored before the change loads and dumps unchanged, and a match
+in play continues under the corrected rule from its next move.
 """
 
 from __future__ import annotations
@@ -62,6 +83,7 @@ from games.engine import (
     IllegalMove,
     Info,
     InvalidMove,
+    InvalidOptions,
     Option,
     check_players,
     gettext_noop,
@@ -70,6 +92,10 @@ from games.engine import (
 
 INFO = Info(key="scout", title=gettext_noop("Scout"), min_players=2, max_players=5)
 OPTIONS: tuple[Option, ...] = ()
+
+# Engine-internal, not a house rule: how many of the game's first moves follow the round-end
+# rule before issue 23 (see "Rules revisions" in the module docstring).
+LEGACY_MOVES_OPTION = "_legacy_round_end_moves"
 
 DECIDE, PLAY, OVER = "decide", "play", "over"
 
@@ -558,6 +584,9 @@ class State:
     scores: tuple[int, ...]  # game totals of the finished rounds
     summaries: tuple[RoundSummary, ...]  # one per finished round, in order
     last: tuple[_Entry, ...]
+    # Moves still to be played under the rule before issue 23 (a set scouted away loses its
+    # owner); 0 for every game but the replay of a match stored before the change.
+    legacy_moves: int = 0
 
 
 def _deal(players: int, seed: int, rnd: int) -> list[int]:
@@ -611,13 +640,23 @@ def _split(cards: list[int] | tuple[int, ...], players: int, size: int) -> tuple
 def new_game(players: int, options: dict | None = None, seed: int = 0) -> State:
     """The first state: round 1 dealt, every seat to make its hand decision (rules, "Set-up")."""
     check_players(INFO, players)
+    options = dict(options or {})
+    legacy = options.pop(LEGACY_MOVES_OPTION, 0)
+    if isinstance(legacy, bool) or not isinstance(legacy, int):
+        raise InvalidOptions(
+            gettext_noop("%(label)s: must be a whole number."), label=LEGACY_MOVES_OPTION
+        )
+    if legacy < 0:
+        raise InvalidOptions(
+            gettext_noop("%(label)s: must be at least %(min)s."), label=LEGACY_MOVES_OPTION, min=0
+        )
     opts = tuple(sorted(resolve_options(OPTIONS, options).items()))
     cards = _deal(players, seed, 1)
     size = _HAND_SIZE[players]
     hands = _split(cards, players, size)
     set_aside = tuple(cards[players * size :])
     assert players != 2 or len(set_aside) == _SET_ASIDE_2P
-    return _start_round(
+    state = _start_round(
         players,
         opts,
         seed,
@@ -629,6 +668,7 @@ def new_game(players: int, options: dict | None = None, seed: int = 0) -> State:
         (),
         (),
     )
+    return _evolve(state, {"legacy_moves": legacy}) if legacy else state
 
 
 def to_move(state: State) -> tuple[int, ...]:
@@ -809,7 +849,7 @@ def apply(state: State, seat: int, move: Move) -> State:
     if seat not in range(state.players):
         raise IllegalMove(gettext_noop("There is no seat %(seat)s."), seat=str(seat)[:10])
     if isinstance(move, Decide):
-        return _decide(state, seat, move)
+        return _counted(state, _decide(state, seat, move))
     if state.phase == DECIDE:
         raise IllegalMove(
             gettext_noop("Every player first decides whether to keep or rotate their hand.")
@@ -819,7 +859,14 @@ def apply(state: State, seat: int, move: Move) -> State:
     play = _PLAYS.get(type(move))
     if play is None:
         raise IllegalMove(gettext_noop("That is not a Scout move."))
-    return play(state, seat, move)
+    return _counted(state, play(state, seat, move))
+
+
+def _counted(before: State, after: State) -> State:
+    """``after``, one old-rule move fewer to come if ``before`` still had some (rules revisions)."""
+    if before.legacy_moves:
+        return _evolve(after, {"legacy_moves": before.legacy_moves - 1})
+    return after
 
 
 def _decide(state: State, seat: int, move: Decide) -> State:
@@ -915,7 +962,8 @@ def _play_scout(state: State, seat: int, move: Scout) -> State:
     """Rules, "A turn", Scout; 2 players: pay a token and keep the turn ("Two players").
 
     With 3-5 players the owner of the active set receives a token, and the round ends when the
-    turn comes back to that owner (end (b)).
+    turn comes back to that owner (end (b)), also when the scouts took every card of the set:
+    a set scouted down to 0 cards keeps its owner.
     """
     two = state.players == 2
     if two and state.tokens[seat] < 1:
@@ -929,8 +977,8 @@ def _play_scout(state: State, seat: int, move: Scout) -> State:
         tokens = _set_at(state.tokens, owner, state.tokens[owner] + 1)
     end = "left" if move.end == "L" else "right"
     last = _push(state.last, _Entry(seat, "scout", state.round, (), card, end))
-    if not rest:
-        owner = None  # a set scouted away leaves no active set and no owner [decision]
+    if not rest and state.legacy_moves:
+        owner = None  # the rule before issue 23, kept only to replay old matches
     turn = seat if two else (seat + 1) % state.players
     if not two and turn == owner:
         return _end_round(
@@ -1177,6 +1225,9 @@ def dump(state: State) -> dict[str, Any]:
         "scores": list(state.scores),
         "round_summaries": [r.as_dict() for r in state.summaries],
         "last_moves": [e.as_dict() for e in state.last],
+        # Only while old-rule moves are still to come (replays of old matches), so that every
+        # state stored before the rules revision dumps as it was stored.
+        **({"legacy_moves": state.legacy_moves} if state.legacy_moves else {}),
     }
 
 
@@ -1206,6 +1257,7 @@ def load(data: dict[str, Any]) -> State:
         scores=tuple(data["scores"]),
         summaries=tuple(RoundSummary.from_dict(r) for r in data["round_summaries"]),
         last=tuple(_Entry.from_dict(e) for e in data["last_moves"]),
+        legacy_moves=data.get("legacy_moves", 0),
     )
 
 

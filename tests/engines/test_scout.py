@@ -405,7 +405,7 @@ def test_scout_takes_either_end_either_way_up_into_any_position(end, turned, pos
     assert scouted["end"] == {"L": "left", "R": "right"}[end]
 
 
-def test_a_one_card_set_has_one_end_and_scouting_it_away_leaves_no_active_set():
+def test_a_one_card_set_has_one_end_and_scouting_it_away_empties_the_table_not_the_owner():
     state = position(hands=HANDS_3P, active=["7/1"], owner=2, turn=0)
     moves = legal_moves(state, 0)
     assert not any(isinstance(m, Scout) and m.end == "R" for m in moves)
@@ -413,9 +413,10 @@ def test_a_one_card_set_has_one_end_and_scouting_it_away_leaves_no_active_set():
         apply(state, 0, Scout("R", False, 0))
     after = apply(state, 0, Scout("L", False, 3))
     data = engine.dump(after)
-    assert data["active"] == [] and data["owner"] is None
+    # Rules, "A turn", Scout: a set scouted down to 0 cards keeps its owner.
+    assert data["active"] == [] and data["owner"] == 2
     assert data["tokens"] == [0, 0, 1]
-    # No active set: the next seat may show anything, and cannot scout.
+    # Nothing to scout: the next seat must show, and may show anything.
     assert not any(isinstance(m, Scout | ScoutShow) for m in legal_moves(after, 1))
     assert codes(legal_moves(after, 1)) >= {"s:0:2", "s:2:1"}
 
@@ -621,14 +622,18 @@ def test_when_everyone_else_scouts_the_round_ends_and_the_owner_keeps_their_card
     assert engine.view(state, 0)["scores"] == [2, -4, -4]
 
 
-def test_a_set_scouted_away_has_no_owner_so_the_round_goes_on():
+def test_a_set_scouted_away_before_the_turn_comes_back_makes_the_next_player_show():
+    # Three players, one card shown: the next seat scouts it, and the one after has nothing to
+    # scout, so must show onto the empty table; the turn never came back to the owner.
     hands = [["3/1", "9/2"], ["6/1", "6/2", "8/1"], ["5/1", "2/1", "10/1"]]
     state = position(hands=hands, turn=0)
     state = apply(state, 0, Show(0, 1))
-    state = apply(state, 1, Scout("L", False, 0))  # the set is gone
-    assert engine.dump(state)["owner"] is None
+    state = apply(state, 1, Scout("L", False, 0))  # the set is gone, its owner stays
+    assert engine.dump(state)["owner"] == 0
+    assert all(isinstance(m, Show) for m in legal_moves(state, 2))
     state = apply(state, 2, Show(0, 1))
     state = apply(state, 0, Scout("L", False, 0))
+    assert engine.dump(state)["owner"] == 2
     assert state.round == 1 and engine.to_move(state) == (1,)
 
 
