@@ -26,7 +26,8 @@ while an isolated card needs a turn of its own and is easily beaten.
   scout is only made when a show that beats what is left follows it, otherwise the bot shows
   what it can, or passes when it cannot;
 - with 3-5 players a plain scout by the seat just before the owner ends the round with our hand
-  counted, so it is scored as that loss.
+  counted (also when it takes the set's last card: the owner keeps an emptied set), so it is
+  scored as that loss.
 
 ``hard``: determinized flat Monte-Carlo with easy as the playout policy. The candidates are
 easy's choice, its next best few and the best move of every other kind (show, scout, scout &
@@ -42,8 +43,15 @@ The search stops after ``HARD_PLAYOUTS`` playouts, so that a given rng gives the
 at the ``HARD_TIME_LIMIT`` deadline (checked after every playout), whichever comes first: on a
 busy machine the deadline comes first, and the move then also depends on the machine's speed.
 
-Both levels watch for a round going round in circles (possible with 3-5 players, see
-:func:`_playout`) and then play one of easy's moves at random, drawn with the rng.
+A round can still go round in circles with 3-5 players, though a set scouted away now keeps its
+owner (the engine's docstring): when every show lands on the empty table and is scouted away
+before the turn comes back to its owner, no card is ever taken and the cards only move from hand
+to hand. The rules do not end such a round, nor does the engine; easy, being deterministic, can
+follow one for ever (seen in simulated deals: 4 players with 1 to 3 cards each, one- and
+two-card shows in turn, every one scouted away). So two bounds stay, and they are what ends it:
+in a real match, both levels notice the circle (:func:`_stalling`) and play one of easy's moves
+at random, drawn with the rng, which changes the hands and soon lets a show take a set; in the
+hard level's simulations, a round is cut off after ``PLAYOUT_CAP`` moves (:func:`_playout`).
 """
 
 from __future__ import annotations
@@ -246,7 +254,7 @@ def _play_options(
     where: dict[int, list[int]] = {}  # value -> its positions in the hand
     for k, v in enumerate(vals):
         where.setdefault(v, []).append(k)
-    ends_round = not two and took > 1 and (seat + 1) % players == owner
+    ends_round = not two and (seat + 1) % players == owner
     lone_cost = SCOUT_COST + 0.5  # a card that joins nothing is one more to shed
     for e in (0,) if took == 1 else (0, 1):
         card = active[-1] if e else active[0]
@@ -429,9 +437,11 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
     in the last round it is the game that counts, so a win (ties shared) weighs ``WIN_WEIGHT``
     on top: ahead, the search then prefers the safe lines.
 
-    With 3-5 players a round can go round in circles: a one-card set scouted away leaves no
-    owner, so nobody ends the round, and easy, being deterministic, may repeat itself for
-    ever. After ``PLAYOUT_CAP`` moves the round is scored as it stands, nobody exempt.
+    With 3-5 players a round can go round in circles (see the module docstring): every set
+    shown onto the empty table is scouted away before the turn comes back to its owner, so
+    nothing is taken and nobody ends the round, and easy, being deterministic, may repeat
+    itself for ever. After ``PLAYOUT_CAP`` moves the round is scored as it stands, nobody
+    exempt.
     """
     rnd = state.round
     apply = engine.apply
@@ -462,11 +472,12 @@ def _playout(state: engine.State, seat: int, cache: dict) -> float:
 
 
 def _stalling(view: dict[str, Any]) -> bool:
-    """Whether the round seems to go round in circles (see :func:`_playout`).
+    """Whether the round seems to go round in circles (see the module docstring).
 
     Every one of the last ``STALL_MOVES`` moves is of this round and none of them took a
-    card: sets are shown on an empty table and scouted away, again and again. In a real
-    round, sets get beaten long before that.
+    card, with at least two shows among them: a show onto a set takes it, so these shows all
+    landed on the empty table, each set scouted away before the turn came back to its owner,
+    again and again. In a real round, sets get beaten long before that.
     """
     last = view["last_moves"]
     if len(last) < STALL_MOVES:

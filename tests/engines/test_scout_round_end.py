@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import InvalidOptions
-from games.scout import engine
+from games.scout import bots, engine
 from games.scout.engine import LEGACY_MOVES_OPTION, Scout, ScoutShow, Show, apply, legal_moves
 
 
@@ -228,3 +228,73 @@ def test_a_state_stored_before_the_change_loads_and_continues_under_the_correcte
 def test_the_old_rule_option_must_be_a_whole_number_of_moves(bad):
     with pytest.raises(InvalidOptions, match=LEGACY_MOVES_OPTION):
         engine.new_game(3, {LEGACY_MOVES_OPTION: bad}, seed=1)
+
+
+# --------------------------------------------------------------------------------------------
+# A round can still go round in circles, and the bots end it
+# --------------------------------------------------------------------------------------------
+
+
+def table(state):
+    """What repeats in a circle: hands, active set, owner, turn (tokens only ever grow)."""
+    return (state.hands, state.active, state.owner, state.turn)
+
+
+def test_the_rules_still_allow_a_round_to_go_round_in_circles():
+    # Three players: each shows the first card of their hand onto the empty table and the next
+    # scouts it to the end of theirs; the one after cannot scout, so must show. Nothing is
+    # taken, nobody's show is scouted by all the others, and the same table comes back.
+    state = position(3, [["2/1", "9/1"], ["6/1", "8/2"], ["7/1", "10/2"]])
+    seen = {}
+    for step in range(60):
+        seen.setdefault(table(state), step)
+        seat = state.turn
+        move = Scout("L", False, len(state.hands[seat])) if state.active else Show(0, 1)
+        assert move in legal_moves(state, seat)
+        state = apply(state, seat, move)
+        assert state.round == 1 and all(not taken for taken in state.taken)
+    assert table(state) in seen, "the table never came back"
+
+
+def circling_position():
+    """Four seats with 1 to 3 cards, where easy shows one or two cards onto the empty table and
+    the others scout them away, round after round (found in the hard bot's simulations)."""
+    data = engine.dump(engine.new_game(4, seed=1))
+    data.update(
+        phase="play",
+        decided=[True] * 4,
+        turn=1,
+        hands=[["4/2"], ["5/7", "8/3"], ["6/4"], ["5/1", "10/1"]],
+        active=["9/8", "10/8"],
+        owner=0,
+        chips=[True] * 4,
+    )
+    return engine.load(data)
+
+
+def play_easy(state, rng, moves):
+    """Easy plays every seat for up to ``moves`` moves; returns the state and the first repeat."""
+    seen = set()
+    repeated = False
+    for _ in range(moves):
+        if state.round != 1:
+            break
+        repeated = repeated or table(state) in seen
+        seen.add(table(state))
+        seat = state.turn
+        view = engine.view(state, seat)
+        state = apply(state, seat, bots.choose(view, legal_moves(state, seat), "easy", rng))
+    return state, repeated
+
+
+def test_without_the_stall_guard_easy_goes_round_in_circles(monkeypatch):
+    # Why bots.py keeps its guard: a real circle remains after the fix.
+    monkeypatch.setattr(bots, "_stalling", lambda view: False)
+    state, repeated = play_easy(circling_position(), random.Random(0), 200)
+    assert repeated and state.round == 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_stall_guard_lets_easy_break_the_circle_and_end_the_round(seed):
+    state, _ = play_easy(circling_position(), random.Random(seed), 200)
+    assert state.round == 2
