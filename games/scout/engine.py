@@ -18,9 +18,9 @@ Move codes:
 
 Decisions where the rules file (and the seed) are silent:
 
-- A set scouted down to nothing keeps its owner (rules, "A turn", Scout): the table is empty, the
-  next player who cannot scout must show (any set), and end (b) still counts from the owner's
-  show, so when the last of the others' scouts empties the set the turn comes back to the owner
+- A set scouted down to nothing keeps its owner (no longer a decision: the rules file says so
+  since issue 23, "A turn", Scout): the table is empty, the next player who cannot scout must
+  show (any set), and end (b) still counts from the owner's show, so when the last of the others' scouts empties the set the turn comes back to the owner
   and the round ends with the owner as the ender. Before issue 23 such a set lost its owner and
   the round went on; that old rule survives only to replay matches stored before the change
   (see "Rules revisions" below).
