@@ -230,6 +230,19 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
+# --- Live updates (server push) -------------------------------------------------------------
+# How a committed move reaches the open pages of every server process (games/push.py):
+# "local" (one machine, nothing to install: Unix datagram sockets), "redis" (Redis pub/sub,
+# several app servers), "postgres" (LISTEN/NOTIFY on the default database) or "off" (poll only).
+PUSH_BACKEND = os.environ.get("PUSH_BACKEND", "local")
+PUSH_REDIS_URL = os.environ.get("PUSH_REDIS_URL", "redis://127.0.0.1:6379/0")
+PUSH_CHANNEL = os.environ.get("PUSH_CHANNEL", "cardclub")
+# Where the "local" backend's sockets live; by default a directory named after the database.
+PUSH_SOCKET_DIR = os.environ.get("PUSH_SOCKET_DIR", "")
+# A stream sends a comment this often when nothing happens, so proxies keep it open and a
+# dead client is noticed.
+PUSH_KEEPALIVE_SECONDS = float(os.environ.get("PUSH_KEEPALIVE_SECONDS", "20"))
+
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 if EMAIL_HOST:

@@ -51,6 +51,9 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         # Reversed once here: a table has a form per legal move, and all post to it.
         "move_url": reverse("games:move", args=[match.pk]),
         "poll_url": reverse("games:poll", args=[match.pk]),
+        "live_url": reverse("games:live", args=[match.pk]),
+        "card_template": app.template("card.html"),
+        "just": None,
         "rules_url": match.get_rules_url(),
     }
     if match.state is None:
@@ -64,4 +67,29 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     context.update(view=view, moves=moves)
     if app.present is not None:
         context.update(app.present.table_context(view, moves, seat_index))
+        if match.moves_played:
+            context["just"] = just_happened(app.present, view, context["seats"])
     return context
+
+
+def just_happened(present, view: dict, seats) -> dict | None:
+    """The last move for the table's "just happened" strip and the screen-reader announcement:
+    one sentence per event it made, and the cards it placed, captured, claimed or scouted.
+
+    Built from the seat's ``view`` only (its public recent moves), so it shows nobody anything
+    the table does not already show them.
+    """
+    last_move = getattr(present, "last_move", None)
+    if last_move is None:
+        return None
+    parts, ids = last_move(view)
+    if not parts:
+        return None
+    names = {seat.index: seat.display_name for seat in seats}
+    sentences = [f"{names[seat]} {text}" if seat in names else text for seat, text in parts]
+    return {
+        "sentence": ". ".join(s.rstrip(".") for s in sentences) + ".",
+        "cards": ids,
+        "ids": " ".join(ids),
+        "seat": parts[0][0],
+    }

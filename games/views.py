@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from cardclub.accounts.models import Preferences
 from cardclub.converters import id_param
 from cardclub.http import private_no_store
 from games import access, actions, registry
@@ -25,6 +26,18 @@ def _game_or_404(game: str) -> registry.GameAppConfig:
         raise Http404(_("There is no such game.")) from None
 
 
+def _my_live_matches(user):
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+    return (
+        Match.objects.live()
+        .filter(seats__user=user)
+        .select_related("variant")
+        .prefetch_related(seats)
+        .annotate(my_turn=Count("seats", filter=Q(seats__user=user, seats__to_move=True)))
+        .order_by("-my_turn", "-updated_at")
+    )
+
+
 def lobby(request):
     seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     open_tables = (
@@ -33,14 +46,6 @@ def lobby(request):
         .select_related("variant", "created_by")
         .prefetch_related(seats)
         .order_by("-created_at")[:50]
-    )
-    mine = (
-        Match.objects.live()
-        .filter(seats__user=request.user)
-        .select_related("variant")
-        .prefetch_related(seats)
-        .annotate(my_turn=Count("seats", filter=Q(seats__user=request.user, seats__to_move=True)))
-        .order_by("-my_turn", "-updated_at")
     )
     finished = (
         Match.objects.filter(status=Match.Status.FINISHED, seats__user=request.user)
@@ -53,10 +58,21 @@ def lobby(request):
         "games/lobby.html",
         {
             "open_tables": open_tables,
-            "mine": mine,
+            "mine": _my_live_matches(request.user),
             "finished": finished,
             "games": registry.choices(),
         },
+    )
+
+
+@private_no_store
+@require_GET
+def my_matches(request):
+    """The lobby's "My matches" list alone: what its live stream (or its poll) fetches."""
+    if not request.htmx:
+        return redirect("games:lobby")
+    return TemplateResponse(
+        request, "games/lobby.html#mine", {"mine": _my_live_matches(request.user)}
     )
 
 
@@ -137,6 +153,9 @@ def _render_table(request, match, state=None, error=None):
         # The fragment is the table and the seats; the house rules are only on the full page.
         return TemplateResponse(request, "games/match.html#updates", context)
     context["rules"] = describe_options(match.game, match.options)
+    context["turn_sound"] = context["my_seat"] is not None and Preferences.turn_sound_for(
+        request.user
+    )
     return TemplateResponse(request, "games/match.html", context)
 
 

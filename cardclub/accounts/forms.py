@@ -5,6 +5,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
+from .models import Preferences
+
 User = get_user_model()
 
 
@@ -30,6 +32,24 @@ class SignupForm(UserCreationForm):
 
 
 class ProfileForm(forms.ModelForm):
+    turn_sound = forms.BooleanField(
+        label=_("Play a sound when it is my turn"),
+        required=False,
+        help_text=_("A short chime on the table's page when a move makes it your turn."),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["turn_sound"].initial = Preferences.turn_sound_for(self.instance)
+
+    def save(self, commit=True):
+        user = super().save(commit=commit)
+        if commit:
+            Preferences.objects.update_or_create(
+                user=user, defaults={"turn_sound": self.cleaned_data["turn_sound"]}
+            )
+        return user
+
     class Meta:
         model = User
         fields = ("first_name", "last_name", "email")

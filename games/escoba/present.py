@@ -119,3 +119,36 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "my_turn": bool(moves),
         "last_events": [_event(event, language) for event in reversed(view["last_moves"])],
     }
+
+
+# Events a member's own move makes; the others (the last capturer's take, a penalty, the next
+# deal's opening take) follow from it within the same move.
+_MOVE_KINDS = {"capture", "lay"}
+
+
+def last_move(view: dict) -> tuple[list[tuple[int | None, str]], list[str]]:
+    """What the last move did, from the view's public events: ``(seat, sentence)`` pairs and
+    the ids of the cards it played or took (for the table's "just happened" strip)."""
+    events = view.get("last_moves") or []
+    starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
+    group = events[starts[-1] :] if starts else events[-1:]
+    language = get_language()
+    parts, ids = [], []
+    for raw in group:
+        event = _event(raw, language)
+        if raw["kind"] == "penalty":
+            text = (
+                _("takes %(card)s as a penalty, with") % {"card": event["card_info"]["name"]}
+                + " "
+                + ", ".join(c["name"] for c in event["cards_info"])
+            )
+        else:
+            text = event["text"]
+        if raw["escobas"]:
+            text += " — " + _("¡Escoba!")
+        parts.append((raw["seat"], text))
+        # Cards of a hand already over are back in the next deal's deck and hands: name them
+        # in the sentence (that is history) but mark none of them on the new table.
+        if raw["hand"] == view["hand_number"] and raw["kind"] != "last_take":
+            ids.extend(([raw["card"]] if raw["card"] else []) + list(raw["cards"]))
+    return parts, ids

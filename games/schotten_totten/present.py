@@ -256,3 +256,42 @@ def _round_result(result: dict, me: int) -> dict:
             for i, o in enumerate(result["owners"])
         ],
     }
+
+
+_MOVE_KINDS = {"play", "pass", "claim"}
+
+
+def last_move(view: dict) -> tuple[list[tuple[int | None, str]], list[str]]:
+    """What the last move did, from the view's public events: ``(seat, sentence)`` pairs and
+    the ids of the cards it placed (for the table's "just happened" strip). Draws are hidden
+    and never listed."""
+    events = view.get("last_moves") or []
+    starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
+    group = events[starts[-1] :] if starts else events[-1:]
+    parts, ids = [], []
+    for raw in group:
+        event = _event(raw)
+        kind = raw["kind"]
+        if kind == "play":
+            text = _("plays %(card)s on stone %(n)s") % {
+                "card": event["card_info"]["name"],
+                "n": event["number"],
+            }
+            ids.append(raw["card"])
+        elif kind == "claim":
+            text = _("claims stone %(n)s") % {"n": event["number"]}
+        elif kind == "pass":
+            text = _("passes: no card could be played")
+        elif kind == "auto_award":
+            text = _("Nobody can play any more: stones %(stones)s go to the stronger side.") % {
+                "stones": event["numbers"]
+            }
+        elif kind == "round_end":
+            text = _("wins round %(number)s") % {"number": raw["round"]}
+        else:
+            continue
+        parts.append((raw.get("seat"), text))
+    if any(raw["kind"] == "round_end" for raw in group):
+        # The round's cards went back to the deck: nothing of it is on the new board.
+        ids = []
+    return parts, ids

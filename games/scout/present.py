@@ -10,6 +10,7 @@ mean hundreds of buttons: :func:`scout_show_step` builds the second step for one
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.scout import engine
 
@@ -409,3 +410,47 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         context["sc_ss_gaps"] = scout.get("ss_gaps", [])
         context["sc_ss"] = scout["ss"]
     return context
+
+
+_MOVE_KINDS = {"decide", "show", "scout", "scout_show", "pass"}
+
+
+def last_move(view: dict) -> tuple[list[tuple[int | None, str]], list[str]]:
+    """What the last move did, from the view's public events: ``(seat, sentence)`` pairs and
+    the cards it showed or scouted (for the table's "just happened" strip). A scouted card was
+    face up on the table, so naming it tells nobody anything hidden."""
+    events = view.get("last_moves") or []
+    starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
+    group = events[starts[-1] :] if starts else events[-1:]
+    parts, ids = [], []
+    for raw in group:
+        kind = raw["kind"]
+        shown = ", ".join(c["name"] for c in cards(raw["cards"]))
+        scouted = card(raw["scouted"])["name"] if raw["scouted"] else ""
+        end = _("from the left end") if raw["end"] == "left" else _("from the right end")
+        if kind == "decide":
+            text = _("has decided on their hand")
+        elif kind == "show":
+            text = _("shows") + " " + shown
+        elif kind == "scout":
+            text = _("scouts") + f" {scouted} {end}"
+        elif kind == "scout_show":
+            text = _("Scout & Show:") + f" {scouted} {end}, " + _("then shows") + " " + shown
+        elif kind == "pass":
+            text = _("passes: the round ends")
+        elif kind == "round_end":
+            text = _("Round %(number)s ends.") % {"number": raw["round"]}
+        else:
+            continue
+        if kind in ("show", "scout_show") and raw["took"]:
+            text += " " + ngettext("and takes %(n)s card", "and takes %(n)s cards", raw["took"]) % {
+                "n": raw["took"]
+            }
+        parts.append((raw["seat"] if kind != "round_end" else None, text))
+        ids.extend(raw["cards"])
+        if raw["scouted"]:
+            ids.append(raw["scouted"])
+    if any(raw["kind"] == "round_end" for raw in group):
+        # The round's cards were dealt again: nothing of it is on the new table.
+        ids = []
+    return parts, ids

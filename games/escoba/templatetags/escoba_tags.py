@@ -34,10 +34,12 @@ def escoba_card_html(card, small=False):
     """
     c = escoba_card(card)
     return format_html(
-        '<span class="ecard suit-{suit}{small}{face}" role="img" aria-label="{name}" title="{name}">'
+        '<span class="ecard suit-{suit}{small}{face}" role="img" aria-label="{name}" title="{name}"'
+        ' data-card="{id}">'
         '<span class="corner" aria-hidden="true">{corner}</span>{svg}'
         '<span class="value" aria-hidden="true">{value}</span></span>',
         suit=c["suit"],
+        id=c["id"],
         small=" small" if small else "",
         face=" face" if c["face"] else "",
         name=c["name"],

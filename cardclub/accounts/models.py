@@ -1,0 +1,32 @@
+"""A member's preferences that are not part of Django's user (kept beside it, one row each)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Preferences(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
+    )
+    turn_sound = models.BooleanField(
+        _("play a sound when it is my turn"),
+        default=False,
+        help_text=_("A short chime on the table's page when a move makes it your turn."),
+    )
+
+    class Meta:
+        verbose_name = _("preferences")
+        verbose_name_plural = _("preferences")
+
+    def __str__(self) -> str:
+        return str(self.user)
+
+    @classmethod
+    def turn_sound_for(cls, user) -> bool:
+        """Whether ``user`` asked for the turn sound; off for anyone without a saved choice."""
+        if not getattr(user, "is_authenticated", False):
+            return False
+        return bool(cls.objects.filter(user=user, turn_sound=True).exists())

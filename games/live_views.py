@@ -1,0 +1,77 @@
+"""Server push: one Server-Sent Events stream per open page, fed by this process's hub.
+
+A stream carries only version numbers ("the match is now at version 12"); the page then fetches
+its own fragment from the poll URL, drawn for its own seat, so there is one markup path and no
+card ever travels in a push. The streams are async views: under ASGI (uvicorn) an idle stream is
+a few kilobytes and an asyncio wait, not a thread. Under WSGI (``runserver``, the test
+``live_server``) a stream would hold a worker thread forever, so the view answers 204, which
+tells the browser not to reconnect at once, and the page polls instead.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from games import push
+from games.models import Match
+
+# How long the browser waits before reconnecting a dropped stream (the page polls meanwhile).
+RETRY_MS = 2000
+
+
+def _sse(sub: push.Subscription, event: str, first: str | None):
+    keepalive = settings.PUSH_KEEPALIVE_SECONDS
+
+    async def events():
+        try:
+            head = f"retry: {RETRY_MS}\n"
+            if first is not None:
+                head += f"event: {event}\ndata: {first}\n"
+            yield head + "\n"
+            while True:
+                version = await sub.wait(keepalive)
+                if version is None:
+                    yield ": keepalive\n\n"
+                else:
+                    yield f"event: {event}\ndata: {version}\n\n"
+        finally:
+            sub.close()
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache, no-store, private"
+    # Tell nginx and similar proxies not to buffer the stream.
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+@require_GET
+async def match_stream(request, pk):
+    """The versions of match ``pk`` as they are committed, starting with the current one (so a
+    move committed between drawing the page and opening the stream is not missed)."""
+    if not isinstance(request, ASGIRequest):
+        return HttpResponse(status=204)
+    # Subscribe before reading the version: a commit in between is then heard, not lost.
+    sub = push.hub().subscribe(f"m:{pk}")
+    try:
+        version = await Match.objects.filter(pk=pk).values_list("version", flat=True).afirst()
+    except BaseException:
+        sub.close()
+        raise
+    if version is None:
+        sub.close()
+        raise Http404(_("There is no match with that number."))
+    return _sse(sub, "version", str(version))
+
+
+@require_GET
+async def my_matches_stream(request):
+    """A signal whenever one of the member's matches changes, for the lobby's list."""
+    if not isinstance(request, ASGIRequest):
+        return HttpResponse(status=204)
+    user = await request.auser()
+    sub = push.hub().subscribe(f"u:{user.pk}")
+    return _sse(sub, "mine", None)

@@ -1,0 +1,406 @@
+"""Live updates: tell every open page of a match that a new version was committed.
+
+One publisher API and one subscriber per process:
+
+- :func:`announce` is called (through ``transaction.on_commit``) whenever a match's version
+  changes, in whichever process commits it: a web worker, the background worker, the admin.
+  A ``post_save`` receiver on :class:`~games.models.Match` (wired in ``GamesConfig.ready``)
+  calls it for every save, so no code path that saves a match can forget; code that changes a
+  match with ``QuerySet.update`` calls :func:`announce_on_commit` itself.
+- Each server process runs one :class:`Hub` in its event loop: a single listener on the
+  chosen backend that fans each message out to that process's open streams (asyncio events,
+  no per-connection database polling). The SSE views in ``games/views_live.py`` hold the
+  streams.
+
+The message is small JSON: ``{"m": match id, "v": version, "u": [ids of seated members]}``.
+Pages subscribe to ``m:<id>`` (a table) or ``u:<id>`` (a member's lobby list). The message
+carries no card and no state: a page that hears of a version fetches its own fragment, drawn
+for its own seat, exactly as a poll does.
+
+Backends (``PUSH_BACKEND``):
+
+``local`` (default; ``make run`` on SQLite, nothing to install)
+    Every listening process binds a Unix datagram socket in one directory (derived from the
+    database, so two databases on one machine never hear each other); a publisher sends one
+    datagram to each socket it finds there. Delivery is immediate, costs nothing while idle,
+    and a process that died leaves a socket file that refuses the datagram, which the next
+    publisher removes. Chosen over polling a small table because polling adds its interval
+    to every push and a query per process per interval forever; chosen over UDP ports because
+    a directory of sockets needs no port registry and no configuration. Only one machine.
+``redis``
+    Redis pub/sub on ``PUSH_REDIS_URL``, channel ``PUSH_CHANNEL`` (several app servers).
+``postgres``
+    PostgreSQL ``LISTEN``/``NOTIFY`` on the default database (several app servers, no extra
+    service). The publisher uses Django's own connection; each process's listener holds one
+    extra connection.
+``off``
+    No push: pages poll (tests that need no live updates, or a broken broker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import socket
+import tempfile
+import threading
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection, transaction
+
+logger = logging.getLogger(__name__)
+
+
+def message(match_id: int, version: int, members=()) -> bytes:
+    return json.dumps(
+        {"m": match_id, "v": version, "u": sorted({m for m in members if m})},
+        separators=(",", ":"),
+    ).encode()
+
+
+def _prefetched_members(match) -> list[int] | None:
+    """The seated members' ids from the seats the action already loaded, else ``None``."""
+    cache = getattr(match, "_prefetched_objects_cache", {}).get("seats")
+    if cache is None:
+        return None
+    return [seat.user_id for seat in cache if seat.user_id]
+
+
+def _members(match_id: int) -> list[int]:
+    from games.models import Seat
+
+    return list(
+        Seat.objects.filter(match_id=match_id, user__isnull=False).values_list("user_id", flat=True)
+    )
+
+
+def announce(match_id: int, version: int, members=None) -> None:
+    """Publish now that ``match_id`` is at ``version`` (``members``: the seated members' ids,
+    looked up when not given). Never raises: a lost push only means the pages learn of the
+    version by their fallback poll."""
+    try:
+        if members is None:
+            members = _members(match_id)
+        backend().publish(message(match_id, version, members))
+    except Exception:
+        logger.warning("push: could not announce match %s v%s", match_id, version, exc_info=True)
+
+
+def announce_on_commit(match) -> None:
+    """Announce ``match`` at its current version once the surrounding transaction commits
+    (at once outside a transaction; never when it rolls back). Costs no query inside the
+    transaction: the members come from the prefetched seats or are looked up after it."""
+    if _backend_name() == "off":
+        return
+    match_id, version = match.pk, match.version
+    members = _prefetched_members(match)
+    transaction.on_commit(lambda: announce(match_id, version, members))
+
+
+def match_saved(sender, instance, created=False, **kwargs) -> None:
+    """``post_save`` receiver: every saved match is announced after its commit. A match just
+    created has no seats yet; its first real save (the start, a join) is announced."""
+    if not created:
+        announce_on_commit(instance)
+
+
+# --- backends --------------------------------------------------------------------------------
+
+
+def _backend_name() -> str:
+    return getattr(settings, "PUSH_BACKEND", "local")
+
+
+class LocalBackend:
+    """Unix datagram sockets in one directory: one per listening process."""
+
+    def __init__(self, directory: Path | None = None):
+        self._directory = directory
+
+    @property
+    def directory(self) -> Path:
+        if self._directory is not None:
+            return self._directory
+        configured = getattr(settings, "PUSH_SOCKET_DIR", "")
+        if configured:
+            return Path(configured)
+        # Keyed on the database the processes share (the test database included, which is
+        # only known once the test runner renamed it), short enough for a socket path.
+        name = str(connection.settings_dict.get("NAME") or "")
+        key = hashlib.sha1(f"{connection.vendor}:{name}".encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"cardclub-push-{key}"
+
+    def publish(self, data: bytes) -> None:
+        directory = self.directory
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            return  # nobody is listening
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.setblocking(False)
+            for name in names:
+                if not name.endswith(".sock"):
+                    continue
+                path = directory / name
+                try:
+                    sock.sendto(data, str(path))
+                except (ConnectionRefusedError, FileNotFoundError):
+                    # The process that bound it is gone.
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                except BlockingIOError:
+                    # Its queue is full: that process is stuck; its pages will poll.
+                    logger.warning("push: %s is not reading", path)
+
+    async def listen(self, deliver, ready) -> None:
+        directory = self.directory
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = directory / f"{os.getpid()}-{id(self):x}.sock"
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(str(path))
+        sock.setblocking(False)
+        loop = asyncio.get_running_loop()
+        closed = loop.create_future()
+
+        class Protocol(asyncio.DatagramProtocol):
+            def datagram_received(self, data, addr):
+                deliver(data)
+
+            def connection_lost(self, exc):
+                if not closed.done():
+                    closed.set_result(None)
+
+        transport, _protocol = await loop.create_datagram_endpoint(Protocol, sock=sock)
+        ready()
+        try:
+            await closed
+        finally:
+            transport.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+class RedisBackend:
+    def __init__(self, url: str, channel: str):
+        self.url, self.channel = url, channel
+        self._client = None
+        self._lock = threading.Lock()
+
+    def publish(self, data: bytes) -> None:
+        import redis
+
+        with self._lock:
+            if self._client is None:
+                self._client = redis.Redis.from_url(self.url, socket_timeout=2)
+        self._client.publish(self.channel, data)
+
+    async def listen(self, deliver, ready) -> None:
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(self.url)
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(self.channel)
+            ready()
+            async for item in pubsub.listen():
+                if item.get("type") == "message":
+                    deliver(item["data"])
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+                await client.aclose()
+
+
+class PostgresBackend:
+    def __init__(self, channel: str):
+        self.channel = channel
+
+    def publish(self, data: bytes) -> None:
+        # After the commit (on_commit), in autocommit: the NOTIFY goes out at once.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, %s)", [self.channel, data.decode()])
+
+    async def listen(self, deliver, ready) -> None:
+        import psycopg
+        from psycopg import sql
+
+        params = connection.get_connection_params()
+        params.pop("cursor_factory", None)
+        params.pop("context", None)
+        params.pop("prepare_threshold", None)
+        params.pop("server_side_binding", None)
+        conn = await psycopg.AsyncConnection.connect(**params, autocommit=True)
+        try:
+            await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+            ready()
+            async for notify in conn.notifies():
+                deliver(notify.payload.encode())
+        finally:
+            await conn.close()
+
+
+_backend = None
+_backend_key = None
+
+
+def backend():
+    """The configured backend (built once per process and per setting)."""
+    global _backend, _backend_key
+    name = _backend_name()
+    channel = getattr(settings, "PUSH_CHANNEL", "cardclub")
+    key = (name, channel, getattr(settings, "PUSH_REDIS_URL", ""))
+    if _backend is not None and _backend_key == key:
+        return _backend
+    if name == "local":
+        made = LocalBackend()
+    elif name == "redis":
+        made = RedisBackend(settings.PUSH_REDIS_URL, channel)
+    elif name == "postgres":
+        if connection.vendor != "postgresql":
+            raise ImproperlyConfigured("PUSH_BACKEND=postgres needs a PostgreSQL DATABASE_URL.")
+        # A LISTEN channel is an identifier: keep it one.
+        made = PostgresBackend(channel.replace(":", "_").replace("-", "_"))
+    elif name == "off":
+        made = _Off()
+    else:
+        raise ImproperlyConfigured(f"Unknown PUSH_BACKEND {name!r}: local, redis, postgres or off.")
+    _backend, _backend_key = made, key
+    return made
+
+
+class _Off:
+    def publish(self, data: bytes) -> None:
+        pass
+
+    async def listen(self, deliver, ready) -> None:
+        ready()
+        await asyncio.Event().wait()
+
+
+# --- the per-process subscriber ------------------------------------------------------------
+
+
+class Subscription:
+    """One open stream's mailbox: the newest version heard, and an event to wake it.
+
+    Versions coalesce: a stream that is slow to write hears only the newest one, which is all
+    a page needs (it fetches the table as it is now).
+    """
+
+    __slots__ = ("hub", "keys", "version", "_event")
+
+    def __init__(self, hub: Hub, keys: tuple[str, ...]):
+        self.hub, self.keys = hub, keys
+        self.version: int | None = None
+        self._event = asyncio.Event()
+
+    def put(self, version: int) -> None:
+        if self.version is None or version > self.version:
+            self.version = version
+        self._event.set()
+
+    async def wait(self, timeout: float) -> int | None:
+        """The newest version heard since the last call, or ``None`` after ``timeout``."""
+        try:
+            await asyncio.wait_for(self._event.wait(), timeout)
+        except TimeoutError:
+            return None
+        self._event.clear()
+        version, self.version = self.version, None
+        return version
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self)
+
+
+class Hub:
+    """The one listener of this process and the streams it serves."""
+
+    RETRY_SECONDS = 1.0
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.streams: dict[str, set[Subscription]] = {}
+        self.delivered = 0
+        self._task: asyncio.Task | None = None
+        self.ready = asyncio.Event()
+
+    def subscribe(self, *keys: str) -> Subscription:
+        sub = Subscription(self, keys)
+        for key in keys:
+            self.streams.setdefault(key, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        for key in sub.keys:
+            subs = self.streams.get(key)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self.streams[key]
+
+    @property
+    def connections(self) -> int:
+        return len({sub for subs in self.streams.values() for sub in subs})
+
+    def deliver(self, data: bytes) -> None:
+        try:
+            item = json.loads(data)
+            keys = [f"m:{int(item['m'])}", *(f"u:{int(u)}" for u in item.get("u", ()))]
+            version = int(item["v"])
+        except (ValueError, KeyError, TypeError):
+            logger.warning("push: ignored a malformed message %r", data[:200])
+            return
+        self.delivered += 1
+        for key in keys:
+            for sub in self.streams.get(key, ()):
+                sub.put(version)
+
+    def start(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = self.loop.create_task(self._run())
+
+    async def _run(self) -> None:
+        # The listener runs as long as the process; a broker that goes away is retried, and
+        # meanwhile the pages fall back to polling.
+        while True:
+            try:
+                await backend().listen(self.deliver, self.ready.set)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("push: listener failed, retrying", exc_info=True)
+            self.ready.clear()
+            await asyncio.sleep(self.RETRY_SECONDS)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+
+_hubs: dict[int, Hub] = {}
+
+
+def hub() -> Hub:
+    """This event loop's hub, started on first use."""
+    loop = asyncio.get_running_loop()
+    current = _hubs.get(id(loop))
+    if current is None or current.loop is not loop:
+        # Forget hubs of loops that are gone (tests run a loop per test).
+        for key, old in list(_hubs.items()):
+            if old.loop.is_closed():
+                del _hubs[key]
+        current = _hubs[id(loop)] = Hub(loop)
+    current.start()
+    return current

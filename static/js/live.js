@@ -1,0 +1,210 @@
+// The live table and the lobby's live list (issue 19). No inline script anywhere: the pages
+// carry data-* attributes and this file listens for htmx's events.
+//
+// The push stream (htmx SSE extension, on the never-swapped [data-live] wrapper) only says
+// "version N is committed". This file then fetches the table with the same poll URL and
+// fragment the 2-second poll always used (the table's own hx-get, ?v=<version shown>), so
+// there is one markup path. Moves that arrive in a row (bots) are shown one at a time, at
+// least STEP_MS apart. While the stream is down the page polls every POLL_MS.
+(function () {
+  "use strict";
+  var STEP_MS = 700;
+  var POLL_MS = 2000;
+  var STUCK_MS = 10000;
+
+  function initTable(wrap) {
+    var streamOpen = false;
+    var latest = 0; // the newest version the stream announced
+    var inFlight = false;
+    var inFlightSince = 0;
+    var timer = null;
+    var lastSwap = 0;
+    var focusKey = null;
+    var baseTitle = document.title;
+    var icon = document.querySelector('link[rel="icon"]');
+    var baseIcon = icon ? icon.getAttribute("href") : null;
+    var table = function () { return document.getElementById("table"); };
+    var shownVersion = function () {
+      var t = table();
+      return t ? Number(t.dataset.version) : 0;
+    };
+    var liveTable = function () {
+      var t = table();
+      return t && t.hasAttribute("hx-get") ? t : null;
+    };
+    var shown = shownVersion();
+    var wasMyTurn = !!(table() && table().dataset.myTurn);
+
+    function fetchTable() {
+      var t = liveTable();
+      if (!t) return;
+      if (inFlight && Date.now() - inFlightSince < STUCK_MS) return;
+      inFlight = true;
+      inFlightSince = Date.now();
+      htmx.trigger(t, "cardclub:update");
+    }
+
+    // Fetch when the stream knows of a newer version than the one shown, spacing the steps.
+    function pump() {
+      if (timer || inFlight || !liveTable() || latest <= shownVersion()) return;
+      var wait = Math.max(0, lastSwap + STEP_MS - Date.now());
+      timer = window.setTimeout(function () {
+        timer = null;
+        fetchTable();
+      }, wait);
+    }
+
+    wrap.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
+    wrap.addEventListener("htmx:sseError", function () { streamOpen = false; });
+    wrap.addEventListener("htmx:sseClose", function () { streamOpen = false; });
+    wrap.addEventListener("htmx:sseBeforeMessage", function (event) {
+      // The event's data is a version number, not markup: never let the extension swap it.
+      event.preventDefault();
+      var version = parseInt(event.detail.data, 10);
+      if (version > latest) latest = version;
+      pump();
+    });
+    // The fallback: poll while the stream is not open (it reconnects by itself).
+    window.setInterval(function () {
+      if (!streamOpen) fetchTable();
+    }, POLL_MS);
+
+    document.addEventListener("htmx:afterRequest", function (event) {
+      var elt = event.detail.elt;
+      if (!elt || elt.id !== "table") return;
+      inFlight = false;
+      if (!event.detail.successful) lastSwap = Date.now(); // do not hammer a failing server
+      pump();
+    });
+
+    document.addEventListener("htmx:beforeSwap", function (event) {
+      var target = event.detail.target;
+      if (target && target.id === "table") focusKey = describeFocus(target);
+    });
+
+    document.addEventListener("htmx:afterSettle", function () {
+      var t = table();
+      if (!t) return;
+      var version = Number(t.dataset.version);
+      if (version === shown && !focusKey) return;
+      var changed = version !== shown;
+      shown = version;
+      lastSwap = Date.now();
+      var myTurn = !!t.dataset.myTurn;
+      var turnStarts = myTurn && !wasMyTurn;
+      wasMyTurn = myTurn;
+      if (changed) {
+        highlight(t);
+        announce(t, turnStarts);
+      }
+      restoreFocus(t, focusKey, turnStarts);
+      focusKey = null;
+      signalTurn(myTurn, turnStarts);
+      pump();
+    });
+
+    function announce(t, turnStarts) {
+      var region = document.getElementById("announce");
+      if (!region) return;
+      var strip = t.querySelector(".just-happened");
+      var text = strip ? strip.dataset.sentence || "" : "";
+      if (turnStarts) text = (text ? text + " " : "") + wrap.dataset.turnTitle + ".";
+      region.textContent = text;
+    }
+
+    function signalTurn(myTurn, turnStarts) {
+      document.title = myTurn ? "● " + wrap.dataset.turnTitle + " · " + baseTitle : baseTitle;
+      if (icon && baseIcon) icon.setAttribute("href", myTurn ? wrap.dataset.turnIcon : baseIcon);
+      if (turnStarts && wrap.dataset.turnSound) {
+        var sound = new Audio(wrap.dataset.turnSound);
+        sound.volume = 0.6;
+        // Browsers refuse sound before the member touched the page; that is fine.
+        sound.play().catch(function () {});
+      }
+    }
+
+    // Light up the cards of the last move where they now lie on the board.
+    highlight(table());
+    signalTurn(wasMyTurn, false);
+  }
+
+  // Scout cards are written "up/down" and turn over when scouted: compare them unordered.
+  function cardKey(text) {
+    if (text.indexOf("/") < 0) return text;
+    return text.split("/").map(Number).sort(function (a, b) { return a - b; }).join("-");
+  }
+
+  function highlight(t) {
+    if (!t || !t.dataset.just) return;
+    var ids = {};
+    t.dataset.just.split(" ").forEach(function (id) { if (id) ids[cardKey(id)] = true; });
+    t.querySelectorAll("[data-card]").forEach(function (el) {
+      if (el.closest(".just-happened, .last-moves")) return;
+      if (ids[cardKey(el.dataset.card)]) el.classList.add("is-just");
+    });
+  }
+
+  // Where the focus was inside the table, said in a way that survives the swap.
+  function describeFocus(oldTable) {
+    var active = document.activeElement;
+    if (!active || active === document.body) return { inTable: true };
+    if (!oldTable.contains(active)) return null; // focus is elsewhere: leave it alone
+    if (active.id) return { inTable: true, id: active.id };
+    var form = active.closest("form");
+    var code = form && form.querySelector('input[name="code"]');
+    if (code) return { inTable: true, code: code.value };
+    var label = active.closest("label[for]");
+    if (label) return { inTable: true, labelFor: label.getAttribute("for") };
+    return { inTable: true };
+  }
+
+  function focusables(root) {
+    return root.querySelectorAll(
+      'button:not([disabled]), input:not([type="hidden"]):not([disabled]), a[href], select, [tabindex="0"]'
+    );
+  }
+
+  function restoreFocus(t, key, turnStarts) {
+    if (!key) return;
+    var target = null;
+    if (turnStarts) {
+      // It became your turn: go to your hand (the section labelled "Your hand").
+      var hand = t.querySelector('[aria-labelledby$="hand-h"]') || t;
+      target = focusables(hand)[0] || null;
+    }
+    if (!target && key.id) target = document.getElementById(key.id);
+    if (!target && key.code) {
+      var input = t.querySelector('input[name="code"][value="' + CSS.escape(key.code) + '"]');
+      target = input && input.form.querySelector("button");
+    }
+    if (!target && key.labelFor) target = t.querySelector('label[for="' + CSS.escape(key.labelFor) + '"]');
+    // Never back to the top of the page: at worst the table itself holds the focus.
+    target = target || t;
+    if (document.activeElement !== target) target.focus({ preventScroll: true });
+  }
+
+  function initMine(wrap) {
+    var streamOpen = false;
+    var baseTitle = document.title;
+    var list = function () { return document.getElementById("mine"); };
+    var update = function () { if (list()) htmx.trigger(list(), "cardclub:update"); };
+    wrap.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
+    wrap.addEventListener("htmx:sseError", function () { streamOpen = false; });
+    wrap.addEventListener("htmx:sseBeforeMessage", function (event) {
+      event.preventDefault();
+      update();
+    });
+    window.setInterval(function () { if (!streamOpen) update(); }, 5 * POLL_MS);
+    var showCount = function () {
+      var n = list() ? Number(list().dataset.myTurns || 0) : 0;
+      document.title = n ? "(" + n + ") " + baseTitle : baseTitle;
+    };
+    document.addEventListener("htmx:afterSettle", showCount);
+    showCount();
+  }
+
+  var wrap = document.querySelector('[data-live="table"]');
+  if (wrap) initTable(wrap);
+  var mine = document.querySelector('[data-live="mine"]');
+  if (mine) initMine(mine);
+})();
