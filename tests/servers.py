@@ -1,0 +1,114 @@
+"""Real app-server processes (uvicorn, ASGI) against the test database, for the live-table
+tests and benchmarks: the push must cross process boundaries, so the servers are not threads
+of the test process.
+
+Members log in by a session made in the test process (``session_cookie``): the servers share
+the database and the secret key, and the tests' fast password hasher is not theirs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port(low: int = 8400, high: int = 8499) -> int:
+    """A free port in this project's range (tests on a shared machine keep to it)."""
+    for port in range(low, high + 1):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {low}-{high}")
+
+
+def database_env() -> dict[str, str]:
+    """Environment that points a server at the database the test process uses now."""
+    data = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return {"SQLITE_PATH": str(data["NAME"]), "DATABASE_URL": ""}
+    user = data.get("USER") or "postgres"
+    host = data.get("HOST") or "127.0.0.1"
+    port = data.get("PORT") or "5432"
+    password = f":{data['PASSWORD']}" if data.get("PASSWORD") else ""
+    return {"DATABASE_URL": f"postgres://{user}{password}@{host}:{port}/{data['NAME']}"}
+
+
+class AppServer:
+    def __init__(self, port: int, process: subprocess.Popen, log: Path):
+        self.port, self.process, self.log = port, process, log
+        self.url = f"http://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_app_server(env: dict[str, str] | None = None, port: int | None = None, workers: int = 1):
+    port = port or free_port()
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"cardclub-uvicorn-{port}.log"
+    full_env = {
+        **os.environ,
+        **database_env(),
+        "DEBUG": "1",
+        "AXES_ENABLED": "0",
+        "PUSH_BACKEND": getattr(settings, "PUSH_BACKEND", "local"),
+        "PUSH_CHANNEL": getattr(settings, "PUSH_CHANNEL", "cardclub"),
+        "PUSH_REDIS_URL": getattr(settings, "PUSH_REDIS_URL", ""),
+        **(env or {}),
+    }
+    full_env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "cardclub.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--lifespan",
+        "off",
+        "--log-level",
+        "warning",
+        "--workers",
+        str(workers),
+    ]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, cwd=ROOT, env=full_env, stdout=out, stderr=out)
+    server = AppServer(port, process, log)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"uvicorn exited: {log.read_text()[-2000:]}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return server
+        time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"uvicorn did not start on {port}: {log.read_text()[-2000:]}")
+
+
+def session_cookie(user) -> dict[str, str]:
+    """Cookies of a logged-in session for ``user``, made here and valid on every server."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return {settings.SESSION_COOKIE_NAME: client.cookies[settings.SESSION_COOKIE_NAME].value}

@@ -1,0 +1,116 @@
+"""A move posted to one app-server process reaches a page streaming from another one.
+
+Two real uvicorn processes share the test database; the fan-out goes through the backend under
+test: the local sockets (one machine, SQLite's ``make run``), Redis pub/sub, or PostgreSQL
+LISTEN/NOTIFY (only when the tests run on PostgreSQL). Redis is skipped when none answers on
+127.0.0.1:6379 unless ``PUSH_REQUIRE_BROKERS=1`` (as ``.ci/run`` sets), where it must be there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+
+import httpx
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from games.models import Match
+from tests.servers import session_cookie, start_app_server
+
+from .table_helpers import engine_state, start_match
+
+pytestmark = [pytest.mark.push_servers, pytest.mark.django_db(transaction=True)]
+
+REDIS = ("127.0.0.1", 6379)
+
+
+def _redis_answers() -> bool:
+    try:
+        with socket.create_connection(REDIS, timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _backend_env(name: str) -> dict[str, str]:
+    required = os.environ.get("PUSH_REQUIRE_BROKERS") == "1"
+    if name == "redis" and not _redis_answers():
+        if required:
+            pytest.fail("PUSH_REQUIRE_BROKERS=1 but no Redis answers on 127.0.0.1:6379")
+        pytest.skip("no Redis on 127.0.0.1:6379")
+    if name == "postgres" and connection.vendor != "postgresql":
+        pytest.skip("LISTEN/NOTIFY needs the tests to run on PostgreSQL (DATABASE_URL)")
+    # A channel of its own: other test runs on this machine publish on theirs.
+    return {
+        "PUSH_BACKEND": name,
+        "PUSH_CHANNEL": f"cardclub19_test_{os.getpid()}",
+        "PUSH_REDIS_URL": "redis://127.0.0.1:6379/1",
+        "PUSH_SOCKET_DIR": "",
+    }
+
+
+async def _first_versions(url, cookies, count, timeout):
+    """The versions a stream announces, until ``count`` arrived or ``timeout`` passed."""
+    versions = []
+    async with (
+        httpx.AsyncClient(cookies=cookies, timeout=timeout) as client,
+        client.stream("GET", url) as response,
+    ):
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                versions.append((int(line[5:]), time.monotonic()))
+                if len(versions) == count:
+                    break
+    return versions
+
+
+async def _watch_and_move(a, b, match, code, viewer_cookies, mover_cookies):
+    live_url = f"{a.url}{reverse('games:live', args=[match.pk])}"
+    stream = asyncio.ensure_future(
+        asyncio.wait_for(_first_versions(live_url, viewer_cookies, 2, 10), 15)
+    )
+    await asyncio.sleep(1.0)  # the stream is open and its first event sent
+    async with httpx.AsyncClient(cookies=mover_cookies, timeout=10) as client:
+        page = await client.get(f"{b.url}{match.get_absolute_url()}")
+        token = client.cookies.get("csrftoken")
+        posted = time.monotonic()
+        response = await client.post(
+            f"{b.url}{reverse('games:move', args=[match.pk])}",
+            data={"code": code, "v": str(match.version)},
+            headers={"X-CSRFToken": token, "HX-Request": "true", "Referer": b.url + "/"},
+        )
+        assert page.status_code == 200 and response.status_code == 200, response.text[:500]
+    versions = await stream
+    return versions, posted
+
+
+@pytest.mark.parametrize("backend", ["local", "redis", "postgres"])
+def test_a_move_posted_to_one_server_reaches_a_stream_on_another(backend, alice, bob):
+    env = _backend_env(backend)
+    if backend == "local":
+        env["PUSH_SOCKET_DIR"] = f"/tmp/cardclub19-push-test-{os.getpid()}"
+    match = start_match("schotten_totten", [alice, bob])
+    state = engine_state(match)
+    seat = match.engine.to_move(state)[0]
+    mover, viewer = (alice, bob) if seat == 0 else (bob, alice)
+    code = match.engine.legal_moves(state, seat)[0].code
+    a = start_app_server(env)
+    b = start_app_server(env)
+    try:
+        versions, posted = asyncio.run(
+            _watch_and_move(a, b, match, code, session_cookie(viewer), session_cookie(mover))
+        )
+    finally:
+        a.stop()
+        b.stop()
+    assert [v for v, _at in versions] == [match.version, match.version + 1]
+    assert Match.objects.get(pk=match.pk).version == match.version + 1
+    # Pushed, not polled: well within the 2 s the old poll waited.
+    assert versions[1][1] - posted < 1.0
