@@ -54,9 +54,7 @@
       }, wait);
     }
 
-    wrap.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
-    wrap.addEventListener("htmx:sseError", function () { streamOpen = false; });
-    wrap.addEventListener("htmx:sseClose", function () { streamOpen = false; });
+    trackStream(wrap, function (open) { streamOpen = open; });
     wrap.addEventListener("htmx:sseBeforeMessage", function (event) {
       // The event's data is a version number, not markup: never let the extension swap it.
       event.preventDefault();
@@ -128,6 +126,18 @@
     signalTurn(wasMyTurn, false);
   }
 
+  // Whether the push stream is open, for the poll fallback and as data-stream="open|closed"
+  // on the wrapper (a style hook, and how the browser tests know the push is live).
+  function trackStream(wrap, set) {
+    var mark = function (open) {
+      set(open);
+      wrap.dataset.stream = open ? "open" : "closed";
+    };
+    wrap.addEventListener("htmx:sseOpen", function () { mark(true); });
+    wrap.addEventListener("htmx:sseError", function () { mark(false); });
+    wrap.addEventListener("htmx:sseClose", function () { mark(false); });
+  }
+
   // Scout cards are written "up/down" and turn over when scouted: compare them unordered.
   function cardKey(text) {
     if (text.indexOf("/") < 0) return text;
@@ -155,6 +165,7 @@
     if (code) return { inTable: true, code: code.value };
     var label = active.closest("label[for]");
     if (label) return { inTable: true, labelFor: label.getAttribute("for") };
+    if (active.getAttribute("href")) return { inTable: true, href: active.getAttribute("href") };
     return { inTable: true };
   }
 
@@ -169,8 +180,17 @@
     var target = null;
     if (turnStarts) {
       // It became your turn: go to your hand (the section labelled "Your hand").
-      var hand = t.querySelector('[aria-labelledby$="hand-h"]') || t;
-      target = focusables(hand)[0] || null;
+      // Its cards are either controls themselves or labels of radio buttons (checked first).
+      var hand = t.querySelector('[aria-labelledby$="hand-h"]');
+      target =
+        (hand && focusables(hand)[0]) ||
+        t.querySelector('input[type="radio"]:checked:not([disabled])') ||
+        t.querySelector('input[type="radio"]:not([disabled])') ||
+        null;
+      if (!target && hand) {
+        hand.setAttribute("tabindex", "-1");
+        target = hand;
+      }
     }
     if (!target && key.id) target = document.getElementById(key.id);
     if (!target && key.code) {
@@ -178,6 +198,7 @@
       target = input && input.form.querySelector("button");
     }
     if (!target && key.labelFor) target = t.querySelector('label[for="' + CSS.escape(key.labelFor) + '"]');
+    if (!target && key.href) target = t.querySelector('a[href="' + CSS.escape(key.href) + '"]');
     // Never back to the top of the page: at worst the table itself holds the focus.
     target = target || t;
     if (document.activeElement !== target) target.focus({ preventScroll: true });
@@ -188,8 +209,7 @@
     var baseTitle = document.title;
     var list = function () { return document.getElementById("mine"); };
     var update = function () { if (list()) htmx.trigger(list(), "cardclub:update"); };
-    wrap.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
-    wrap.addEventListener("htmx:sseError", function () { streamOpen = false; });
+    trackStream(wrap, function (open) { streamOpen = open; });
     wrap.addEventListener("htmx:sseBeforeMessage", function (event) {
       event.preventDefault();
       update();

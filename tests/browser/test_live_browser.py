@@ -1,0 +1,127 @@
+"""The live table in a real browser, against a real ASGI server (uvicorn in its own process).
+
+A move committed by another process (as the background worker or another app server commits
+them) reaches the open page by push: the new version appears without a reload, the last move's
+cards are marked, its sentence is announced, the tab says it is your turn and the focus goes to
+your hand. The lobby's list of your matches follows too.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from games import actions
+from games.models import Match
+from tests.servers import session_cookie, start_app_server
+from tests.web.table_helpers import engine_state, start_match
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Below the 2 s of the fallback poll: what arrives this fast came by push.
+PUSHED_MS = 1500
+
+
+@pytest.fixture
+def server():
+    app = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""})
+    yield app
+    app.stop()
+
+
+def _page_for(browser, server, user):
+    context = browser.new_context(locale="es-ES")
+    cookies = session_cookie(user)
+    context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
+    return context.new_page()
+
+
+def _play_for_the_other(match, waiting_user):
+    """Commit one move for whoever is to move, unless that is ``waiting_user`` (then first a
+    move of theirs, so that the next one is the other's). Returns the new version."""
+    for _ in range(2):
+        match.refresh_from_db()
+        state = engine_state(match)
+        seat = match.engine.to_move(state)[0]
+        user = match.seats.get(index=seat).user
+        code = match.engine.legal_moves(state, seat)[0].code
+        actions.play_move(match.pk, user, code, match.version)
+        if user != waiting_user:
+            break
+    match.refresh_from_db()
+    return match.version
+
+
+def _wait_until_waiting(match, user):
+    """Play moves until it is the other member's turn, so that ``user`` waits."""
+    for _ in range(4):
+        match.refresh_from_db()
+        state = engine_state(match)
+        seat = match.engine.to_move(state)[0]
+        if match.seats.get(index=seat).user != user:
+            return
+        code = match.engine.legal_moves(state, seat)[0].code
+        actions.play_move(match.pk, user, code, match.version)
+
+
+def test_a_move_committed_elsewhere_appears_marked_and_announced_and_it_is_your_turn(
+    browser, server, alice, bob
+):
+    match = start_match("schotten_totten", [alice, bob])
+    _wait_until_waiting(match, alice)
+    match.refresh_from_db()
+    page = _page_for(browser, server, alice)
+    page.goto(server.url + match.get_absolute_url())
+    old = page.locator("#table").get_attribute("data-version")
+    base_title = page.title()
+    expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(1, timeout=10000)
+    assert old == str(match.version)
+    page.locator("#table").focus()
+
+    version = _play_for_the_other(match, alice)
+
+    expect(page.locator(f'#table[data-version="{version}"]')).to_have_count(1, timeout=PUSHED_MS)
+    strip = page.locator("#table .just-happened")
+    expect(strip).to_contain_text("bob")
+    # The card bob placed is marked where it now lies on the board, not only in the strip.
+    expect(page.locator("#table .st-felt .is-just")).to_have_count(1)
+    expect(page.locator("#announce")).to_contain_text("bob")
+    expect(page.locator("#announce")).to_contain_text("Tu turno")
+    assert page.title() != base_title and "Tu turno" in page.title()
+    assert page.locator('link[rel="icon"]').get_attribute("href").endswith("favicon-turn.svg")
+    # The focus went to the hand, not to the top of the page.
+    focused = page.evaluate(
+        "() => { const a = document.activeElement;"
+        " return a && a.closest('#table') ? (a.closest('[aria-labelledby$=\"hand-h\"]') ? 'hand'"
+        " : a.tagName + '.' + a.className) : (a ? a.tagName : null) }"
+    )
+    assert focused == "hand" or focused.startswith("INPUT"), focused
+
+
+def test_the_focus_stays_where_it_was_when_a_move_arrives(browser, server, alice, bob, charlie):
+    match = start_match("schotten_totten", [alice, bob])
+    # A spectator: no move ever makes it their turn, so the focus has no reason to move.
+    page = _page_for(browser, server, charlie)
+    page.goto(server.url + match.get_absolute_url())
+    expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(1, timeout=10000)
+    rules = page.locator("#table a[href*='/rules/']").last
+    rules.focus()
+    href = rules.get_attribute("href")
+    version = _play_for_the_other(match, None)  # one move, whoever's: alice's page hears it
+    expect(page.locator(f'#table[data-version="{version}"]')).to_have_count(1, timeout=PUSHED_MS)
+    page.wait_for_timeout(100)
+    assert page.evaluate("() => document.activeElement.getAttribute('href')") == href
+
+
+def test_the_lobby_list_of_your_matches_updates_itself(browser, server, alice, bob):
+    match = start_match("schotten_totten", [alice, bob])
+    _wait_until_waiting(match, alice)
+    page = _page_for(browser, server, alice)
+    page.goto(server.url + "/play/")
+    mine = page.locator("#mine")
+    expect(mine.locator(".badge.turn")).to_have_count(0)
+    expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(1, timeout=10000)
+    _play_for_the_other(match, alice)
+    expect(mine.locator(".badge.turn")).to_have_count(1, timeout=PUSHED_MS)
+    assert page.title().startswith("(1)")
+    assert Match.objects.get(pk=match.pk).seats.get(user=alice).to_move
