@@ -44,10 +44,13 @@
       htmx.trigger(t, "cardclub:update");
     }
 
-    // Fetch when the stream knows of a newer version than the one shown, spacing the steps.
+    // Fetch when the stream knows of a newer version than the one shown. A version heard while
+    // the page was up to date is fetched at once; when versions queue up behind the one just
+    // shown (bots moving in a row), each step stays on screen STEP_MS before the next.
+    var backlog = false;
     function pump() {
       if (timer || inFlight || !liveTable() || latest <= shownVersion()) return;
-      var wait = Math.max(0, lastSwap + STEP_MS - Date.now());
+      var wait = backlog ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
       timer = window.setTimeout(function () {
         timer = null;
         fetchTable();
@@ -60,6 +63,7 @@
       event.preventDefault();
       var version = parseInt(event.detail.data, 10);
       if (version > latest) latest = version;
+      backlog = inFlight || timer !== null;
       pump();
     });
     // The fallback: poll while the stream is not open (it reconnects by itself).
@@ -67,6 +71,8 @@
       if (!streamOpen) fetchTable();
     }, POLL_MS);
 
+    // After a swap the request's element is the old, detached table, whose events no longer
+    // reach the document: the fetch is also over when the new table settles (below).
     document.addEventListener("htmx:afterRequest", function (event) {
       var elt = event.detail.elt;
       if (!elt || elt.id !== "table") return;
@@ -83,10 +89,12 @@
     document.addEventListener("htmx:afterSettle", function () {
       var t = table();
       if (!t) return;
+      inFlight = false;
       var version = Number(t.dataset.version);
       if (version === shown && !focusKey) return;
       var changed = version !== shown;
       shown = version;
+      backlog = latest > version;
       lastSwap = Date.now();
       var myTurn = !!t.dataset.myTurn;
       var turnStarts = myTurn && !wasMyTurn;
