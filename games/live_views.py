@@ -1,5 +1,9 @@
 """Server push: one Server-Sent Events stream per open page, fed by this process's hub.
 
+Under ``cardclub.asgi`` these URLs are answered by the lean ASGI app in ``games/live_asgi.py``
+before Django sees them (no thread parked per open stream); these views are what Django itself
+serves at the same URLs: the same stream under any other ASGI set-up, and 204 under WSGI.
+
 A stream carries only version numbers ("the match is now at version 12"); the page then fetches
 its own fragment from the poll URL, drawn for its own seat, so there is one markup path and no
 card ever travels in a push. The streams are async views: under ASGI (uvicorn) an idle stream is
@@ -19,25 +23,16 @@ from django.views.decorators.http import require_GET
 from games import push
 from games.models import Match
 
-# How long the browser waits before reconnecting a dropped stream (the page polls meanwhile).
-RETRY_MS = 2000
 
-
-def _sse(sub: push.Subscription, event: str, first: str | None):
+def _sse(sub: push.Subscription, event: str, first: int | None):
     keepalive = settings.PUSH_KEEPALIVE_SECONDS
 
     async def events():
         try:
-            head = f"retry: {RETRY_MS}\n"
-            if first is not None:
-                head += f"event: {event}\ndata: {first}\n"
-            yield head + "\n"
+            yield push.sse_head(event, first)
             while True:
                 version = await sub.wait(keepalive)
-                if version is None:
-                    yield ": keepalive\n\n"
-                else:
-                    yield f"event: {event}\ndata: {version}\n\n"
+                yield ": keepalive\n\n" if version is None else push.sse_event(event, version)
         finally:
             sub.close()
 
@@ -64,7 +59,7 @@ async def match_stream(request, pk):
     if version is None:
         sub.close()
         raise Http404(_("There is no match with that number."))
-    return _sse(sub, "version", str(version))
+    return _sse(sub, "version", version)
 
 
 @require_GET

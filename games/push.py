@@ -110,6 +110,23 @@ def match_saved(sender, instance, created=False, **kwargs) -> None:
         announce_on_commit(instance)
 
 
+# --- the stream's wire format ---------------------------------------------------------------
+
+# How long the browser waits before reconnecting a dropped stream (the page polls meanwhile).
+RETRY_MS = 2000
+
+
+def sse_event(event: str, version) -> str:
+    return f"event: {event}\ndata: {version}\n\n"
+
+
+def sse_head(event: str, version) -> str:
+    """The start of a stream: the reconnection delay and, for a table, its current version (so
+    a move committed between drawing the page and opening the stream is not missed)."""
+    head = f"retry: {RETRY_MS}\n\n"
+    return head if version is None else head + sse_event(event, version)
+
+
 # --- backends --------------------------------------------------------------------------------
 
 
