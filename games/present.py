@@ -29,10 +29,13 @@ def describe_options(game: str, options: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def table_context(match: Match, user, state=None, error: str | None = None) -> dict:
+def table_context(
+    match: Match, user, state=None, error: str | None = None, step: bool = False
+) -> dict:
     """Everything a table template may use: the seat's own view, its legal moves, the seats.
 
-    ``state`` is the engine state when the caller already has it (after a move).
+    ``state`` is the engine state when the caller already has it (after a move). ``step``: the
+    table as one earlier move left it, shown on the way to the current one (no move offered).
     """
     app = registry.get(match.game)
     engine = app.engine
@@ -54,6 +57,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "live_url": reverse("games:live", args=[match.pk]),
         "card_template": app.template("card.html"),
         "just": None,
+        "step": step,
         "rules_url": match.get_rules_url(),
     }
     if match.state is None:
@@ -62,7 +66,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         state = engine.load(match.state)
     view = engine.view(state, seat_index)
     moves = []
-    if seat is not None and match.status == Match.Status.PLAYING:
+    if seat is not None and match.status == Match.Status.PLAYING and not step:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
     if app.present is not None:

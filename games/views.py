@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import copy
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.db.models import Count, Prefetch, Q
@@ -166,19 +168,52 @@ def match_page(request, pk):
     return _render_table(request, match)
 
 
+# A page further behind than this jumps to the table as it is now instead of stepping.
+MAX_STEPS = 12
+
+
+def _int_param(request, name: str) -> int | None:
+    try:
+        return int(request.GET.get(name, ""))
+    except ValueError:
+        return None
+
+
 @private_no_store
 @require_GET
 def poll(request, pk):
-    try:
-        version = int(request.GET.get("v", ""))
-    except ValueError:
-        version = None
-    current = Match.objects.filter(pk=pk).values_list("version", flat=True).first()
-    if current is None:
+    """204 when the table is still at version ``v``; otherwise the table fragment.
+
+    A page that shows ``m`` moves and is two or more behind (bots moved in a row) gets the table
+    as the next move left it, drawn for its own seat by replaying the log, and fetches again:
+    every move is shown as its own step. Otherwise it gets the table as it is now.
+    """
+    version, shown_moves = _int_param(request, "v"), _int_param(request, "m")
+    row = Match.objects.filter(pk=pk).values_list("version", "moves_played").first()
+    if row is None:
         raise Http404(_("There is no match with that number."))
+    current, moves_played = row
     if current == version:
         return HttpResponse(status=204)
+    if (
+        request.htmx
+        and version is not None
+        and shown_moves is not None
+        and moves_played - MAX_STEPS <= shown_moves < moves_played - 1
+    ):
+        return _render_step(request, access.match_for_viewer(pk), version, shown_moves + 1)
     return _render_table(request, access.match_for_viewer(pk))
+
+
+def _render_step(request, match, shown_version: int, moves: int):
+    """The table after the first ``moves`` moves, for a page still at ``shown_version``."""
+    state = match.replay(upto=moves)
+    was = copy.copy(match)
+    # As it was then: still being played, at the page's version (so the page asks for the next
+    # step), with that many moves.
+    was.status, was.version, was.moves_played = Match.Status.PLAYING, shown_version, moves
+    context = table_context(was, request.user, state=state, step=True)
+    return TemplateResponse(request, "games/match.html#table", context)
 
 
 @private_no_store

@@ -32,7 +32,12 @@
       var t = table();
       return t && t.hasAttribute("hx-get") ? t : null;
     };
-    var shown = shownVersion();
+    // What the page shows: its version and its number of moves (steps share a version).
+    var shownKey = function () {
+      var t = table();
+      return t ? t.dataset.version + "/" + t.dataset.moves : "";
+    };
+    var shown = shownKey();
     var wasMyTurn = !!(table() && table().dataset.myTurn);
 
     function fetchTable() {
@@ -48,9 +53,14 @@
     // the page was up to date is fetched at once; when versions queue up behind the one just
     // shown (bots moving in a row), each step stays on screen STEP_MS before the next.
     var backlog = false;
+    // A table marked data-step is an earlier move on the way to the current version (the
+    // server steps through moves that came in a row): fetch the next one after STEP_MS.
     function pump() {
-      if (timer || inFlight || !liveTable() || latest <= shownVersion()) return;
-      var wait = backlog ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
+      var t = liveTable();
+      if (timer || inFlight || !t) return;
+      var step = !!t.dataset.step;
+      if (!step && latest <= shownVersion()) return;
+      var wait = backlog || step ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
       timer = window.setTimeout(function () {
         timer = null;
         fetchTable();
@@ -90,11 +100,11 @@
       var t = table();
       if (!t) return;
       inFlight = false;
-      var version = Number(t.dataset.version);
-      if (version === shown && !focusKey) return;
-      var changed = version !== shown;
-      shown = version;
-      backlog = latest > version;
+      var key = shownKey();
+      if (key === shown && !focusKey) return;
+      var changed = key !== shown;
+      shown = key;
+      backlog = latest > Number(t.dataset.version) || !!t.dataset.step;
       lastSwap = Date.now();
       var myTurn = !!t.dataset.myTurn;
       var turnStarts = myTurn && !wasMyTurn;

@@ -1,0 +1,303 @@
+"""The live table: announcements after commits, the per-process hub, the streams, the steps,
+the last-move strip, the lobby's live list and the turn-sound preference."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+
+import pytest
+from django.db import transaction
+from django.test import AsyncClient
+from django.urls import reverse
+
+from cardclub.accounts.models import Preferences
+from games import actions, push
+from games.live_asgi import LiveStreams
+
+from .table_helpers import engine_state, post_move, start_match, variant
+
+pytestmark = pytest.mark.django_db
+
+
+class Recorder:
+    """A push backend that keeps what was published."""
+
+    def __init__(self):
+        self.sent = []
+
+    def publish(self, data):
+        self.sent.append(push.json.loads(data))
+
+
+@pytest.fixture
+def published(monkeypatch):
+    recorder = Recorder()
+    monkeypatch.setattr(push, "backend", lambda: recorder)
+    return recorder.sent
+
+
+def _mover(match):
+    state = engine_state(match)
+    seat = match.engine.to_move(state)[0]
+    return match.seats.get(index=seat).user, match.engine.legal_moves(state, seat)[0].code
+
+
+def test_a_move_is_announced_once_it_commits_with_the_new_version_and_the_members(
+    alice, bob, client_for, published, django_capture_on_commit_callbacks
+):
+    match = start_match("schotten_totten", [alice, bob])
+    user, code = _mover(match)
+    with django_capture_on_commit_callbacks(execute=True):
+        post_move(client_for(user), match, code)
+    assert published == [{"m": match.pk, "v": match.version + 1, "u": sorted([alice.pk, bob.pk])}]
+
+
+def test_a_refused_move_announces_nothing(
+    alice, bob, client_for, published, django_capture_on_commit_callbacks
+):
+    match = start_match("schotten_totten", [alice, bob])
+    user, code = _mover(match)
+    with django_capture_on_commit_callbacks(execute=True):
+        post_move(client_for(user), match, code, version=match.version - 1)
+    assert published == []
+
+
+def test_a_rolled_back_save_is_never_announced(
+    alice, bob, published, django_capture_on_commit_callbacks
+):
+    match = start_match("schotten_totten", [alice, bob])
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with pytest.raises(RuntimeError), transaction.atomic():
+            match.version += 1
+            match.save()
+            raise RuntimeError("rolled back")
+        match.refresh_from_db()
+        match.save()  # a save that does commit, for contrast
+    assert len(callbacks) == 1
+    assert published == [{"m": match.pk, "v": match.version, "u": sorted([alice.pk, bob.pk])}]
+
+
+@pytest.mark.parametrize("action", ["join", "leave", "resign"])
+def test_joining_leaving_and_resigning_are_announced(
+    action, alice, bob, charlie, published, django_capture_on_commit_callbacks
+):
+    if action == "resign":
+        match = start_match("schotten_totten", [alice, bob])
+        run = lambda: actions.resign(match.pk, alice)  # noqa: E731
+    else:
+        match = actions.create_match(alice, variant("scout", "standard"), 3, ["open", "open"])
+        if action == "leave":
+            actions.join_match(match.pk, bob)
+        run = (
+            (lambda: actions.join_match(match.pk, charlie))
+            if action == "join"
+            else (lambda: actions.leave_match(match.pk, bob))
+        )
+    with django_capture_on_commit_callbacks(execute=True):
+        run()
+    assert [item["m"] for item in published] == [match.pk]
+
+
+def test_the_hub_wakes_the_streams_of_the_match_and_of_its_members_only():
+    async def scenario():
+        hub = push.Hub(asyncio.get_running_loop())
+        table = hub.subscribe("m:7")
+        lobby = hub.subscribe("u:3")
+        other = hub.subscribe("m:8")
+        hub.deliver(push.message(7, 4, [3, 5]))
+        hub.deliver(push.message(7, 5, [3, 5]))  # two in a row: the stream hears the newest
+        hub.deliver(b"not json")
+        assert await table.wait(0.1) == 5
+        assert await lobby.wait(0.1) == 5
+        assert await other.wait(0.05) is None
+        table.close()
+        assert "m:7" not in hub.streams
+
+    asyncio.run(scenario())
+
+
+def test_the_local_backend_carries_a_message_from_another_thread_to_the_listener(tmp_path):
+    backend = push.LocalBackend(tmp_path)
+
+    async def scenario():
+        got = asyncio.Event()
+        heard = []
+
+        def deliver(data):
+            heard.append(data)
+            got.set()
+
+        ready = asyncio.Event()
+        task = asyncio.ensure_future(backend.listen(deliver, ready.set))
+        await asyncio.wait_for(ready.wait(), 2)
+        thread = threading.Thread(target=backend.publish, args=(push.message(1, 2),))
+        thread.start()
+        await asyncio.wait_for(got.wait(), 2)
+        thread.join()
+        task.cancel()
+        return heard
+
+    assert asyncio.run(scenario()) == [push.message(1, 2)]
+
+
+def test_a_socket_left_by_a_dead_process_is_removed_by_the_next_publisher(tmp_path):
+    import socket
+
+    path = tmp_path / "999-dead.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(path))
+    sock.close()  # the file stays, nobody reads it
+    push.LocalBackend(tmp_path).publish(push.message(1, 2))
+    assert not path.exists()
+
+
+def test_under_wsgi_the_stream_answers_204_so_the_page_polls(alice, bob, client_for):
+    match = start_match("schotten_totten", [alice, bob])
+    response = client_for(alice).get(reverse("games:live", args=[match.pk]))
+    assert response.status_code == 204
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_django_stream_starts_with_the_current_version(alice, bob):
+    match = start_match("schotten_totten", [alice, bob])
+
+    async def first_chunk():
+        client = AsyncClient()
+        await client.aforce_login(alice, backend="django.contrib.auth.backends.ModelBackend")
+        response = await client.get(reverse("games:live", args=[match.pk]))
+        assert response["Content-Type"].startswith("text/event-stream")
+        chunk = await anext(aiter(response.streaming_content))
+        await response.streaming_content.aclose()
+        return chunk.decode()
+
+    assert f"event: version\ndata: {match.version}\n" in asyncio.run(first_chunk())
+
+
+async def _call(app, path, cookie=""):
+    """Run the ASGI app for one GET and return (status, first body chunk)."""
+    sent = []
+    disconnect = asyncio.Event()
+
+    async def receive():
+        await disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+        if message["type"] == "http.response.body":
+            disconnect.set()
+
+    headers = [(b"host", b"127.0.0.1")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    scope = {"type": "http", "method": "GET", "path": path, "headers": headers, "root_path": ""}
+    await asyncio.wait_for(app(scope, receive, send), 5)
+    return sent[0]["status"], sent[1].get("body", b"").decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lean_stream_needs_a_member_an_allowed_host_and_a_match(alice, bob, client_for):
+    match = start_match("schotten_totten", [alice, bob])
+    client = client_for(alice)
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    app = LiveStreams(None)
+    url = reverse("games:live", args=[match.pk])
+    assert asyncio.run(_call(app, url))[0] == 403
+    assert asyncio.run(_call(app, reverse("games:live", args=[match.pk + 99]), cookie))[0] == 404
+    status, body = asyncio.run(_call(app, url, cookie))
+    assert status == 200 and f"data: {match.version}\n" in body
+
+
+def test_the_lean_stream_app_hands_every_other_request_to_django():
+    seen = []
+
+    async def django_app(scope, receive, send):
+        seen.append(scope["path"])
+
+    app = LiveStreams(django_app)
+    for path in ("/play/", "/play/m/1/poll/", "/static/x/live/"):
+        asyncio.run(app({"type": "http", "method": "GET", "path": path}, None, None))
+    assert seen == ["/play/", "/play/m/1/poll/", "/static/x/live/"]
+
+
+def test_the_table_names_the_last_move_and_marks_its_cards(alice, bob, client_for):
+    match = start_match("schotten_totten", [alice, bob])
+    user, code = _mover(match)
+    post_move(client_for(user), match, code)
+    html = client_for(alice).get(match.get_absolute_url()).content.decode()
+    card = code.split(":")[1]
+    assert f'data-just="{card}"' in html
+    strip = re.search(r'<div class="just-happened panel" data-sentence="([^"]+)"', html)
+    assert strip and user.username in strip.group(1)
+    assert 'aria-live="polite"' in html and 'id="announce"' in html
+
+
+def test_a_page_two_moves_behind_is_shown_each_move_as_its_own_step(alice, charlie, client_for):
+    # Against a bot the member's move and the bot's reply are two moves.
+    match = start_match("schotten_totten", [alice], fillers=["easy"])
+    old_version, old_moves = match.version, match.moves_played
+    user, code = _mover(match)
+    post_move(client_for(alice), match, code)
+    match.refresh_from_db()
+    assert match.moves_played == old_moves + 2
+    poll = reverse("games:poll", args=[match.pk])
+    watcher = client_for(charlie)
+    step = watcher.get(poll, {"v": old_version, "m": old_moves}, HTTP_HX_REQUEST="true")
+    html = step.content.decode()
+    assert 'data-step="1"' in html
+    assert f'data-version="{old_version}" data-moves="{old_moves + 1}"' in html
+    assert "alice" in re.search(r'data-sentence="([^"]+)"', html).group(1)
+    final = watcher.get(poll, {"v": old_version, "m": old_moves + 1}, HTTP_HX_REQUEST="true")
+    html = final.content.decode()
+    assert 'data-step="1"' not in html
+    assert f'data-version="{match.version}" data-moves="{match.moves_played}"' in html
+
+
+def test_a_step_offers_no_move(alice, bob, client_for):
+    match = start_match("schotten_totten", [alice, bob])
+    for _ in range(2):
+        user, code = _mover(match)
+        post_move(client_for(user), match, code)
+        match.refresh_from_db()
+    poll = reverse("games:poll", args=[match.pk])
+    html = (
+        client_for(alice)
+        .get(poll, {"v": match.version - 2, "m": match.moves_played - 2}, HTTP_HX_REQUEST="true")
+        .content.decode()
+    )
+    assert 'data-step="1"' in html and 'name="code"' not in html
+
+
+def test_a_finished_match_opens_no_stream(alice, bob, client_for):
+    match = start_match("schotten_totten", [alice, bob])
+    actions.resign(match.pk, alice)
+    html = client_for(bob).get(match.get_absolute_url()).content.decode()
+    assert "sse-connect" not in html and "hx-trigger" not in html
+
+
+def test_the_lobby_list_is_a_fragment_for_htmx_and_the_lobby_otherwise(alice, bob, client_for):
+    start_match("schotten_totten", [alice, bob])
+    client = client_for(alice)
+    url = reverse("games:my_matches")
+    fragment = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert fragment.lstrip().startswith('<div id="mine"') and "data-my-turns=" in fragment
+    assert client.get(url)["Location"] == reverse("games:lobby")
+    assert (
+        'sse-connect="' + reverse("games:my_matches_live")
+        in client.get(reverse("games:lobby")).content.decode()
+    )
+
+
+def test_the_turn_sound_is_off_until_the_member_turns_it_on(alice, bob, client_for):
+    match = start_match("schotten_totten", [alice, bob])
+    client = client_for(alice)
+    assert "data-turn-sound" not in client.get(match.get_absolute_url()).content.decode()
+    response = client.post(
+        reverse("profile_edit"),
+        {"first_name": "", "last_name": "", "email": "alice@example.com", "turn_sound": "on"},
+    )
+    assert response.status_code == 302
+    assert Preferences.objects.get(user=alice).turn_sound
+    assert "data-turn-sound" in client.get(match.get_absolute_url()).content.decode()
