@@ -19,7 +19,8 @@ run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	@echo "cardclub is at http://127.0.0.1:8000/  (stop with Ctrl-C)"
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(VENV)/bin/uvicorn cardclub.asgi:application --host 127.0.0.1 --port 8000 --lifespan off \
+		--reload --reload-dir cardclub --reload-dir games --reload-dir templates --reload-dir static
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -203,6 +203,8 @@ class LocalBackend:
             transport.close()
             with contextlib.suppress(OSError):
                 path.unlink()
+            with contextlib.suppress(OSError):
+                directory.rmdir()  # only when this was the last listener
 
 
 class RedisBackend:
