@@ -24,6 +24,12 @@ from games import push
 from games.models import Match
 
 
+def can_stream(request) -> bool:
+    """Whether this server can hold a stream open: under ASGI. Pages served under WSGI
+    (``runserver``, the tests' ``live_server``, a sync gunicorn) open none and poll."""
+    return isinstance(request, ASGIRequest)
+
+
 def _sse(sub: push.Subscription, event: str, first: int | None):
     keepalive = settings.PUSH_KEEPALIVE_SECONDS
 
@@ -47,7 +53,7 @@ def _sse(sub: push.Subscription, event: str, first: int | None):
 async def match_stream(request, pk):
     """The versions of match ``pk`` as they are committed, starting with the current one (so a
     move committed between drawing the page and opening the stream is not missed)."""
-    if not isinstance(request, ASGIRequest):
+    if not can_stream(request):
         return HttpResponse(status=204)
     # Subscribe before reading the version: a commit in between is then heard, not lost.
     sub = push.hub().subscribe(f"m:{pk}")
@@ -65,7 +71,7 @@ async def match_stream(request, pk):
 @require_GET
 async def my_matches_stream(request):
     """A signal whenever one of the member's matches changes, for the lobby's list."""
-    if not isinstance(request, ASGIRequest):
+    if not can_stream(request):
         return HttpResponse(status=204)
     user = await request.auser()
     sub = push.hub().subscribe(f"u:{user.pk}")

@@ -17,6 +17,7 @@ from cardclub.converters import id_param
 from cardclub.http import private_no_store
 from games import access, actions, registry
 from games.forms import NewTableForm
+from games.live_views import can_stream
 from games.models import Match, RuleVariant, Seat
 from games.present import describe_options, table_context
 
@@ -63,6 +64,7 @@ def lobby(request):
             "mine": _my_live_matches(request.user),
             "finished": finished,
             "games": registry.choices(),
+            "can_stream": can_stream(request),
         },
     )
 
@@ -158,6 +160,7 @@ def _render_table(request, match, state=None, error=None):
     context["turn_sound"] = context["my_seat"] is not None and Preferences.turn_sound_for(
         request.user
     )
+    context["can_stream"] = can_stream(request)
     return TemplateResponse(request, "games/match.html", context)
 
 

@@ -270,11 +270,36 @@ def test_a_step_offers_no_move(alice, bob, client_for):
     assert 'data-step="1"' in html and 'name="code"' not in html
 
 
-def test_a_finished_match_opens_no_stream(alice, bob, client_for):
+async def _asgi_get(user, url):
+    client = AsyncClient()
+    await client.aforce_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return (await client.get(url)).content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_a_live_match_opens_a_stream_and_a_finished_one_does_not(alice, bob):
     match = start_match("schotten_totten", [alice, bob])
+    live = reverse("games:live", args=[match.pk])
+    assert f'sse-connect="{live}"' in asyncio.run(_asgi_get(bob, match.get_absolute_url()))
     actions.resign(match.pk, alice)
-    html = client_for(bob).get(match.get_absolute_url()).content.decode()
+    html = asyncio.run(_asgi_get(bob, match.get_absolute_url()))
     assert "sse-connect" not in html and "hx-trigger" not in html
+
+
+def test_under_wsgi_no_page_opens_a_stream_it_could_not_hold(alice, bob, client_for):
+    match = start_match("schotten_totten", [alice, bob])
+    client = client_for(alice)
+    for url in (match.get_absolute_url(), reverse("games:lobby")):
+        html = client.get(url).content.decode()
+        # The page polls instead (static/js/live.js), from the same table and list.
+        assert "sse-connect" not in html and 'data-live="' in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_the_lobby_list_follows_the_members_stream(alice, bob):
+    start_match("schotten_totten", [alice, bob])
+    html = asyncio.run(_asgi_get(alice, reverse("games:lobby")))
+    assert f'sse-connect="{reverse("games:my_matches_live")}"' in html
 
 
 def test_the_lobby_list_is_a_fragment_for_htmx_and_the_lobby_otherwise(alice, bob, client_for):
@@ -284,10 +309,6 @@ def test_the_lobby_list_is_a_fragment_for_htmx_and_the_lobby_otherwise(alice, bo
     fragment = client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert fragment.lstrip().startswith('<div id="mine"') and "data-my-turns=" in fragment
     assert client.get(url)["Location"] == reverse("games:lobby")
-    assert (
-        'sse-connect="' + reverse("games:my_matches_live")
-        in client.get(reverse("games:lobby")).content.decode()
-    )
 
 
 def test_the_turn_sound_is_off_until_the_member_turns_it_on(alice, bob, client_for):
