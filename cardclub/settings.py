@@ -139,11 +139,21 @@ SQLITE_OPTIONS = {
     ),
 }
 if DATABASE_URL:
-    DATABASES = {
-        "default": dj_database_url.parse(
-            DATABASE_URL, conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60"))
-        )
-    }
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+        "DB_POOL", True
+    ):
+        # Served under ASGI every request runs in a thread of its own, so a persistent
+        # connection (kept per thread) would be a new connection per request; psycopg's pool,
+        # shared by the process's threads, is what Django recommends there instead.
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
+            "max_size": int(os.environ.get("DB_POOL_MAX", "10")),
+            "timeout": 20,
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
 else:
     DATABASES = {
         "default": {

@@ -87,3 +87,16 @@ def house_rules_survive_transactional_tests(request):
         for operation in migration.operations:
             if getattr(getattr(operation, "code", None), "seeds_house_rules", False):
                 operation.code(apps, None)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Close PostgreSQL connection pools (DB_POOL, on by default) before the test database is
+    dropped: a pooled connection left open would keep it from being dropped."""
+    yield
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        for connection in connections.all():
+            if getattr(connection, "pool", None) is not None:
+                connection.close_pool()

@@ -8,7 +8,8 @@ import re
 import threading
 
 import pytest
-from django.db import transaction
+from asgiref.sync import sync_to_async
+from django.db import connections, transaction
 from django.test import AsyncClient
 from django.urls import reverse
 
@@ -36,6 +37,20 @@ def published(monkeypatch):
     recorder = Recorder()
     monkeypatch.setattr(push, "backend", lambda: recorder)
     return recorder.sent
+
+
+def run_async(coroutine):
+    """``asyncio.run``, then close the database connections the async ORM opened in asgiref's
+    worker thread (a connection left open there keeps PostgreSQL from dropping the test
+    database)."""
+
+    async def run():
+        try:
+            return await coroutine
+        finally:
+            await sync_to_async(connections.close_all)()
+
+    return asyncio.run(run())
 
 
 def _mover(match):
@@ -172,7 +187,7 @@ def test_the_django_stream_starts_with_the_current_version(alice, bob):
         await response.streaming_content.aclose()
         return chunk.decode()
 
-    assert f"event: version\ndata: {match.version}\n" in asyncio.run(first_chunk())
+    assert f"event: version\ndata: {match.version}\n" in run_async(first_chunk())
 
 
 async def _call(app, path, cookie=""):
@@ -204,9 +219,9 @@ def test_the_lean_stream_needs_a_member_an_allowed_host_and_a_match(alice, bob, 
     cookie = f"sessionid={client.cookies['sessionid'].value}"
     app = LiveStreams(None)
     url = reverse("games:live", args=[match.pk])
-    assert asyncio.run(_call(app, url))[0] == 403
-    assert asyncio.run(_call(app, reverse("games:live", args=[match.pk + 99]), cookie))[0] == 404
-    status, body = asyncio.run(_call(app, url, cookie))
+    assert run_async(_call(app, url))[0] == 403
+    assert run_async(_call(app, reverse("games:live", args=[match.pk + 99]), cookie))[0] == 404
+    status, body = run_async(_call(app, url, cookie))
     assert status == 200 and f"data: {match.version}\n" in body
 
 
@@ -280,9 +295,9 @@ async def _asgi_get(user, url):
 def test_under_asgi_a_live_match_opens_a_stream_and_a_finished_one_does_not(alice, bob):
     match = start_match("schotten_totten", [alice, bob])
     live = reverse("games:live", args=[match.pk])
-    assert f'sse-connect="{live}"' in asyncio.run(_asgi_get(bob, match.get_absolute_url()))
+    assert f'sse-connect="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
     actions.resign(match.pk, alice)
-    html = asyncio.run(_asgi_get(bob, match.get_absolute_url()))
+    html = run_async(_asgi_get(bob, match.get_absolute_url()))
     assert "sse-connect" not in html and "hx-trigger" not in html
 
 
@@ -298,7 +313,7 @@ def test_under_wsgi_no_page_opens_a_stream_it_could_not_hold(alice, bob, client_
 @pytest.mark.django_db(transaction=True)
 def test_under_asgi_the_lobby_list_follows_the_members_stream(alice, bob):
     start_match("schotten_totten", [alice, bob])
-    html = asyncio.run(_asgi_get(alice, reverse("games:lobby")))
+    html = run_async(_asgi_get(alice, reverse("games:lobby")))
     assert f'sse-connect="{reverse("games:my_matches_live")}"' in html
 
 
