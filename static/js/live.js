@@ -175,7 +175,8 @@
   // Where the focus was inside the table, said in a way that survives the swap.
   function describeFocus(oldTable) {
     var active = document.activeElement;
-    if (!active || active === document.body) return { inTable: true };
+    // Nothing focused: leave it so, unless it becomes your turn (then: your hand).
+    if (!active || active === document.body) return { nowhere: true };
     if (!oldTable.contains(active)) return null; // focus is elsewhere: leave it alone
     if (active.id) return { inTable: true, id: active.id };
     var form = active.closest("form");
@@ -210,6 +211,7 @@
         target = hand;
       }
     }
+    if (!target && key.nowhere) return;
     if (!target && key.id) target = document.getElementById(key.id);
     if (!target && key.code) {
       var input = t.querySelector('input[name="code"][value="' + CSS.escape(key.code) + '"]');
