@@ -112,3 +112,26 @@ def session_cookie(user) -> dict[str, str]:
     client = Client()
     client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
     return {settings.SESSION_COOKIE_NAME: client.cookies[settings.SESSION_COOKIE_NAME].value}
+
+
+def run_in_new_loop(coroutine):
+    """``asyncio.run(coroutine)`` in a thread of its own: the browser tests' Playwright keeps an
+    event loop running in the main thread for the whole session, where ``asyncio.run`` refuses
+    to start."""
+    import asyncio
+    import threading
+
+    result = {}
+
+    def target():
+        try:
+            result["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # re-raised in the caller's thread
+            result["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result.get("value")

@@ -16,6 +16,7 @@ from django.urls import reverse
 from cardclub.accounts.models import Preferences
 from games import actions, push
 from games.live_asgi import LiveStreams
+from tests.servers import run_in_new_loop
 
 from .table_helpers import engine_state, post_move, start_match, variant
 
@@ -50,7 +51,7 @@ def run_async(coroutine):
         finally:
             await sync_to_async(connections.close_all)()
 
-    return asyncio.run(run())
+    return run_in_new_loop(run())
 
 
 def _mover(match):
@@ -130,7 +131,7 @@ def test_the_hub_wakes_the_streams_of_the_match_and_of_its_members_only():
         table.close()
         assert "m:7" not in hub.streams
 
-    asyncio.run(scenario())
+    run_in_new_loop(scenario())
 
 
 def test_the_local_backend_carries_a_message_from_another_thread_to_the_listener(tmp_path):
@@ -154,7 +155,7 @@ def test_the_local_backend_carries_a_message_from_another_thread_to_the_listener
         task.cancel()
         return heard
 
-    assert asyncio.run(scenario()) == [push.message(1, 2)]
+    assert run_in_new_loop(scenario()) == [push.message(1, 2)]
 
 
 def test_a_socket_left_by_a_dead_process_is_removed_by_the_next_publisher(tmp_path):
@@ -233,7 +234,7 @@ def test_the_lean_stream_app_hands_every_other_request_to_django():
 
     app = LiveStreams(django_app)
     for path in ("/play/", "/play/m/1/poll/", "/static/x/live/"):
-        asyncio.run(app({"type": "http", "method": "GET", "path": path}, None, None))
+        run_in_new_loop(app({"type": "http", "method": "GET", "path": path}, None, None))
     assert seen == ["/play/", "/play/m/1/poll/", "/static/x/live/"]
 
 

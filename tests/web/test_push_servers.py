@@ -19,7 +19,7 @@ from django.db import connection
 from django.urls import reverse
 
 from games.models import Match
-from tests.servers import session_cookie, start_app_server
+from tests.servers import run_in_new_loop, session_cookie, start_app_server
 
 from .table_helpers import engine_state, start_match
 
@@ -104,7 +104,7 @@ def test_a_move_posted_to_one_server_reaches_a_stream_on_another(backend, alice,
     a = start_app_server(env)
     b = start_app_server(env)
     try:
-        versions, posted = asyncio.run(
+        versions, posted = run_in_new_loop(
             _watch_and_move(a, b, match, code, session_cookie(viewer), session_cookie(mover))
         )
     finally:
