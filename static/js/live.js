@@ -40,9 +40,22 @@
     var shown = shownKey();
     var wasMyTurn = !!(table() && table().dataset.myTurn);
 
+    // A member's own move (a form inside the table posting to it) and a fetch of the table must
+    // not cross: the later answer would be swapped into the table the first one already
+    // replaced, detached from the page. So a post cancels a fetch in flight, and no fetch
+    // starts while a post is pending.
+    var posting = false;
+    document.addEventListener("htmx:beforeRequest", function (event) {
+      var elt = event.detail.elt;
+      var t = table();
+      if (!t || !elt || elt === t || !t.contains(elt)) return;
+      posting = true;
+      if (inFlight) htmx.trigger(t, "htmx:abort");
+    });
+
     function fetchTable() {
       var t = liveTable();
-      if (!t) return;
+      if (!t || posting) return;
       if (inFlight && Date.now() - inFlightSince < STUCK_MS) return;
       inFlight = true;
       inFlightSince = Date.now();
@@ -85,6 +98,7 @@
     // reach the document: the fetch is also over when the new table settles (below).
     document.addEventListener("htmx:afterRequest", function (event) {
       var elt = event.detail.elt;
+      if (elt && elt.closest && elt.closest("#table") && elt.id !== "table") posting = false;
       if (!elt || elt.id !== "table") return;
       inFlight = false;
       if (!event.detail.successful) lastSwap = Date.now(); // do not hammer a failing server
@@ -100,6 +114,7 @@
       var t = table();
       if (!t) return;
       inFlight = false;
+      posting = false;
       var key = shownKey();
       if (key === shown && !focusKey) return;
       var changed = key !== shown;
