@@ -220,6 +220,50 @@ class Match(models.Model):
             state = engine.apply(state, record.seat, engine.parse_move(record.code))
         return state
 
+    #: The ``format`` of :meth:`export`; bump ``EXPORT_VERSION`` when a field changes meaning.
+    EXPORT_FORMAT = "cardclub-match"
+    EXPORT_VERSION = 1
+
+    def export(self) -> dict:
+        """The match as plain JSON, enough to replay it (docs/match-export.md).
+
+        Holds the seed, so only for a match that is over (see ``access.finished_match_for_replay``).
+        """
+        seats = sorted(self.seats.all(), key=lambda seat: seat.index)
+        return {
+            "format": self.EXPORT_FORMAT,
+            "version": self.EXPORT_VERSION,
+            "id": self.pk,
+            "game": self.game,
+            "house_rules": {"name": self.variant.name, "options": self.options},
+            "players": self.players,
+            "seed": self.seed,
+            "rated": self.rated,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "seats": [
+                {
+                    "seat": seat.index,
+                    "name": seat.display_name,
+                    "bot": seat.bot_level or None,
+                }
+                for seat in seats
+            ],
+            "moves": [
+                {"seat": seat, "code": code}
+                for seat, code in self.moves.order_by("seq").values_list("seat", "code")
+            ],
+            "outcome": [
+                {
+                    "seat": seat.index,
+                    "score": seat.score,
+                    "rank": seat.rank,
+                    "resigned": seat.resigned,
+                }
+                for seat in seats
+            ],
+        }
+
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""
         if not getattr(user, "is_authenticated", False):

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import registry
+from games.log import describe_events, seat_names
 from games.models import Match, translate_engine_error  # noqa: F401  (re-exported)
 
 
@@ -44,6 +45,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "my_seat": seat,
         "seat_index": seat_index,
         "game_template": app.template("table.html"),
+        "card_template": app.template("card.html"),
         "view": None,
         "moves": [],
         "error": error,
@@ -62,6 +64,11 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if seat is not None and match.status == Match.Status.PLAYING:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
+    # The recent moves in words, by the same describe_move as the game log and the replay.
+    # A game may show fewer recent events than the view holds (``present.recent_events``).
+    recent = getattr(app.present, "recent_events", None)
+    events = recent(view) if recent else view.get("last_moves", ())
+    context["last_lines"] = describe_events(match.game, events, seat_names(context["seats"]))
     if app.present is not None:
         context.update(app.present.table_context(view, moves, seat_index))
     return context

@@ -4,7 +4,7 @@ readers, and the legal moves grouped by the hand card that makes them."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from django.utils.translation import get_language, gettext_noop
@@ -22,6 +22,8 @@ RANKS = {
     9: gettext_noop("Caballo"),
     10: gettext_noop("Rey"),
 }
+# The game log groups Escoba's moves by hand (games.log).
+LOG_GROUP = "hand"
 # The figure printed in the corner of a Spanish card: 1–7, then S, C, R.
 CORNER = {8: "S", 9: "C", 10: "R"}
 
@@ -57,34 +59,62 @@ def cards(card_ids, language: str | None = None) -> list[Mapping[str, object]]:
     return [_card(c, language) for c in card_ids]
 
 
-def event_text(event: dict) -> str:
-    """What a move did, after the name of who made it ("plays 7 de oros and takes ...").
+def _names(cards_info) -> str:
+    return ", ".join(c["name"] for c in cards_info)
 
-    Built here rather than in the template: the table lists the last ten moves on every move
-    and poll, and as template tags the sentences were a large part of drawing it. A penalty
-    names a second seat, so the template words that one itself.
+
+def describe_move(event: dict, names: Sequence[str]) -> dict:
+    """One public event (an entry of the view's ``last_moves``) in words, for the table's last
+    moves, the game log and the replay alike: the one place where a move is put into words.
+
+    ``names`` are the seats' names by seat index. The result has ``seat`` and ``who`` (who made
+    the move, or ``None``), ``text`` (what they did, a phrase in the active language that names
+    the cards), ``cards`` (the cards to draw beside it), ``badge`` (e.g. "¡Escoba!", or
+    ``None``) and ``sentence`` (``who`` and ``text`` together). Everything in the event is
+    public (captures happen face up), so this may be shown to anybody.
     """
+    language = get_language()
     kind = event["kind"]
-    taken = ", ".join(c["name"] for c in event["cards_info"])
+    played = _card(event["card"], language) if event.get("card") else None
+    taken = cards(event.get("cards") or (), language)
+    escobas = event.get("escobas") or 0
+    text = ""
+    shown = list(taken)
     if kind == "capture":
-        return _("plays %(card)s and takes") % {"card": event["card_info"]["name"]} + " " + taken
-    if kind == "lay":
-        return _("lays down %(card)s") % {"card": event["card_info"]["name"]}
-    if kind == "opening":
-        return _("takes the four opening cards")
-    if kind == "last_take":
-        return _("takes what was left on the table") + ": " + taken
-    return ""
-
-
-def _event(event: dict, language: str) -> dict:
-    info = {
-        **event,
-        "card_info": _card(event["card"], language) if event["card"] else None,
-        "cards_info": cards(event["cards"], language),
+        text = _("plays %(card)s and takes %(cards)s") % {
+            "card": played["name"],
+            "cards": _names(taken),
+        }
+        shown = [played, *taken]
+    elif kind == "lay":
+        text = _("lays down %(card)s") % {"card": played["name"]}
+        shown = [played]
+    elif kind == "penalty":
+        text = _(
+            "takes %(card)s from %(name)s as a penalty (renuncio: it could have captured), "
+            "with %(cards)s"
+        ) % {"card": played["name"], "name": names[event["from_seat"]], "cards": _names(taken)}
+        shown = [played, *taken]
+    elif kind == "opening":
+        text = _("takes the four opening cards: %(cards)s") % {"cards": _names(taken)}
+    elif kind == "last_take":
+        text = _("takes what was left on the table: %(cards)s") % {"cards": _names(taken)}
+    badge = None
+    if escobas == 1:
+        badge = _("¡Escoba!")
+    elif escobas > 1:
+        badge = _("%(n)s escobas!") % {"n": escobas}
+    seat = event.get("seat")
+    who = names[seat] if seat is not None else None
+    return {
+        "seat": seat,
+        "kind": kind,
+        "who": who,
+        "text": text,
+        "cards": shown,
+        "badge": badge,
+        "sentence": f"{who} {text}" if who else text,
     }
-    info["text"] = event_text(info)
-    return info
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -117,5 +147,4 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "table_cards": cards(table_ids, language),
         "escoba_sides": sides,
         "my_turn": bool(moves),
-        "last_events": [_event(event, language) for event in reversed(view["last_moves"])],
     }

@@ -9,6 +9,8 @@ from the engine's pure helpers applied to the cards on the table, which are publ
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -107,26 +109,59 @@ def _tie_first(stone: dict, me: int) -> str | None:
     return "me" if stone["completed_first"] == me else "opp"
 
 
-def _this_round(events: list[dict], over: bool) -> list[dict]:
+def recent_events(view: dict) -> list[dict]:
     """The recent moves of the round on the table, and the end of the round before it.
 
     Cards played in an earlier round are back in the new round's deck and hands, so the list
-    stops there (the summary between rounds tells how that round ended)."""
+    stops there (the summary between rounds tells how that round ended; the game log has
+    the whole match). The table's last-moves list shows these (``games.present``)."""
+    events, over = view["last_moves"], view["phase"] == engine.OVER
     ends = [i for i, e in enumerate(events) if e["kind"] == "round_end"]
     if over and ends and ends[-1] == len(events) - 1:
         ends = ends[:-1]
     return events[ends[-1] :] if ends else events
 
 
-def _event(event: dict) -> dict:
-    out = dict(event)
-    if event.get("card"):
-        out["card_info"] = card(event["card"])
-    if "stone" in event:
-        out["number"] = event["stone"] + 1
-    if event.get("stones") is not None:
-        out["numbers"] = ", ".join(str(s + 1) for s in event["stones"])
-    return out
+def describe_move(event: dict, names: Sequence[str]) -> dict:
+    """One public event (an entry of the view's ``last_moves``) in words, for the table's last
+    moves, the game log and the replay alike: the one place where a move is put into words.
+
+    ``names`` are the seats' names by seat index. The result has ``seat`` and ``who`` (who made
+    the move, or ``None``), ``text`` (what happened, in the active language; stones numbered 1
+    to 9 as on the table), ``cards`` (cards to draw beside it), ``badge`` (or ``None``) and
+    ``sentence`` (``who`` and ``text`` together). Plays and claims are public; the card drawn
+    after a play is not, and the engine does not record it as an event.
+    """
+    kind = event["kind"]
+    shown: list[dict] = []
+    text = ""
+    if kind == "play":
+        shown = [card(event["card"])]
+        text = _("plays %(card)s on stone %(number)s") % {
+            "card": shown[0]["name"],
+            "number": event["stone"] + 1,
+        }
+    elif kind == "claim":
+        text = _("claims stone %(number)s") % {"number": event["stone"] + 1}
+    elif kind == "pass":
+        text = _("passes: no card could be played")
+    elif kind == "auto_award":
+        text = _("Nobody can play any more: stones %(stones)s go to the stronger side.") % {
+            "stones": ", ".join(str(s + 1) for s in event.get("stones") or ())
+        }
+    elif kind == "round_end":
+        text = _("wins round %(number)s") % {"number": event["round"]}
+    seat = event.get("seat")
+    who = names[seat] if seat is not None else None
+    return {
+        "seat": seat,
+        "kind": kind,
+        "who": who,
+        "text": text,
+        "cards": shown,
+        "badge": None,
+        "sentence": f"{who} {text}" if who else text,
+    }
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -234,7 +269,6 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
         "win": win,
         "rounds": results,
         "summary": results[-1] if results and not over and fresh else None,
-        "events": [_event(e) for e in reversed(_this_round(view["last_moves"], over))],
         "legend": legend(),
     }
 

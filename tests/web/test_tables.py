@@ -368,7 +368,7 @@ def test_bots_move_in_the_same_request_and_their_moves_are_listed(level, alice, 
         assert response.status_code == 200
     records = list(MoveRecord.objects.filter(match=match).values_list("seat", flat=True))
     assert set(records) == {0, 1, 2}
-    events = response.context["last_events"]
+    events = response.context["last_lines"]
     assert {e["seat"] for e in events} >= {1, 2}
 
 
