@@ -248,7 +248,7 @@ def play_move(match_id: int, user, code: str, expected_version: int | None) -> M
         move = engine.parse_move(code)
         state = engine.apply(state, seat.index, move)
     except (InvalidMove, IllegalMove, EngineError) as error:
-        raise ActionError(translate_engine_error(error)) from None
+        raise ActionError(translate_engine_error(error, match.game)) from None
     records = [MoveRecord(match=match, seq=0, seat=seat.index, code=move.code)]
     state, bot_records = _run_bots(match, seats, state)
     records.extend(bot_records)

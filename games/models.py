@@ -120,14 +120,24 @@ class RuleVariant(models.Model):
         raise ValidationError(translate_engine_error(last_error))
 
 
-def translate_engine_error(error) -> str:
-    """An engine's English message template, translated, with its parameters filled in."""
+def translate_engine_error(error, game: str | None = None) -> str:
+    """An engine's English message template, translated, with its parameters filled in.
+
+    With ``game``, a ``card`` parameter (a card id such as "3e") is given by the card's name
+    ("3 de espadas") through the game's ``present.card_name``: members never see card ids.
+    """
     from django.utils.translation import gettext
 
     template = getattr(error, "template", None)
     if template is None:
         return str(error)
-    params = getattr(error, "params", {}) or {}
+    params = dict(getattr(error, "params", {}) or {})
+    present = registry.present(game) if game and registry.is_game(game) else None
+    if present is not None and hasattr(present, "card_name") and "card" in params:
+        try:
+            params["card"] = present.card_name(str(params["card"]))
+        except (KeyError, ValueError, IndexError):
+            pass  # not a card id after all (garbage from a form): keep it as it was typed
     text = gettext(template)
     return text % params if params else text
 

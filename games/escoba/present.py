@@ -54,6 +54,11 @@ def _card(card_id: str, language: str | None) -> Mapping[str, object]:
     )
 
 
+def card_name(card_id: str) -> str:
+    """A card's name in the active language ("3 de espadas"), for messages that name a card."""
+    return card(card_id)["name"]
+
+
 def cards(card_ids, language: str | None = None) -> list[Mapping[str, object]]:
     language = language or get_language()
     return [_card(c, language) for c in card_ids]

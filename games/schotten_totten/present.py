@@ -49,6 +49,11 @@ def card(card_id: str) -> dict:
     }
 
 
+def card_name(card_id: str) -> str:
+    """A card's name in the active language ("Rojo 7"), for messages that name a card."""
+    return card(card_id)["name"]
+
+
 def cards(card_ids) -> list[dict]:
     return [card(c) for c in card_ids]
 
@@ -228,7 +233,7 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
                 reason = _reason(st, me, view["stones"])
             if reason["state"] == "blocked":
                 reason["card_info"] = cards(reason["cards"])
-                reason["text"] = " ".join(reason["cards"])
+                reason["text"] = ", ".join(c["name"] for c in reason["card_info"])
                 blocked.append({"number": s + 1, **reason})
         stones.append(
             {

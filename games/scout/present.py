@@ -33,6 +33,11 @@ def card(text: str) -> dict:
     }
 
 
+def card_name(card_id: str) -> str:
+    """A card's name in the active language, for messages that name a card."""
+    return card(card_id)["name"]
+
+
 def cards(texts) -> list[dict]:
     return [card(t) for t in texts]
 
