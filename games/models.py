@@ -362,6 +362,8 @@ class MoveRecord(models.Model):
     class Meta:
         ordering = ["match", "seq"]
         constraints = [models.UniqueConstraint(fields=["match", "seq"], name="unique_move_seq")]
+        verbose_name = _("move record")
+        verbose_name_plural = _("move records")
 
     def __str__(self) -> str:
         # No code: a live match's codes are secret, and this string appears in the admin.

@@ -30,3 +30,10 @@ def times(count):
         return range(int(count))
     except (TypeError, ValueError):
         return range(0)
+
+
+@register.filter
+def minus(value):
+    """A number with a real minus sign ("−3", not the hyphen of "-3"), as every score is written."""
+    text = str(value)
+    return "\u2212" + text[1:] if text.startswith("-") else text
