@@ -7,6 +7,7 @@ page never has to replay a whole match.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 
 from django.conf import settings
@@ -134,10 +135,9 @@ def translate_engine_error(error, game: str | None = None) -> str:
     params = dict(getattr(error, "params", {}) or {})
     present = registry.present(game) if game and registry.is_game(game) else None
     if present is not None and hasattr(present, "card_name") and "card" in params:
-        try:
+        # Not a card id after all (garbage from a form): keep it as it was typed.
+        with contextlib.suppress(KeyError, ValueError, IndexError):
             params["card"] = present.card_name(str(params["card"]))
-        except (KeyError, ValueError, IndexError):
-            pass  # not a card id after all (garbage from a form): keep it as it was typed
     text = gettext(template)
     return text % params if params else text
 

@@ -35,7 +35,9 @@ INNER_SCROLL = """() => [...document.querySelectorAll('.table-scroll')]
   .filter(e => e.scrollWidth > e.clientWidth + 1).length"""
 
 
-def test_no_page_scrolls_sideways_on_a_phone_or_a_laptop(live_server, browser: Browser, make_member):
+def test_no_page_scrolls_sideways_on_a_phone_or_a_laptop(
+    live_server, browser: Browser, make_member
+):
     night = club_night(make_member)
     base = live_server.url
     pages = night.pages()
@@ -53,9 +55,9 @@ def test_no_page_scrolls_sideways_on_a_phone_or_a_laptop(live_server, browser: B
             if SHOTS:  # to look at the pages as a member would: SCREENSHOTS=/some/dir
                 file = re.sub(r"\W+", "-", f"{width}-{name}") + ".png"
                 page.screenshot(path=os.path.join(SHOTS, file), full_page=True)
-            if width == 1280 and ("ratings" in name or "leaderboard" in name):
-                if page.evaluate(INNER_SCROLL):
-                    squeezed.append(name)
+            board = "ratings" in name or "leaderboard" in name
+            if width == 1280 and board and page.evaluate(INNER_SCROLL):
+                squeezed.append(name)
         context.close()
         admin = browser.new_context(locale="es-ES", viewport={"width": width, "height": 900})
         page = admin.new_page()

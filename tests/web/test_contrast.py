@@ -65,7 +65,9 @@ def colours_in(value: str) -> list[tuple[float, float, float]] | None:
     holds something translucent or unknown, whose colour on screen depends on what is behind."""
     value = resolve(value).lower()
     found = []
-    for token in re.findall(r"#[0-9a-f]{3,8}\b|rgba?\([^)]*\)|\bwhite\b|\bblack\b|\btransparent\b", value):
+    for token in re.findall(
+        r"#[0-9a-f]{3,8}\b|rgba?\([^)]*\)|\bwhite\b|\bblack\b|\btransparent\b", value
+    ):
         if token == "white":
             found.append((255, 255, 255))
         elif token == "black":
