@@ -36,6 +36,8 @@ def seat_names(seats) -> list[str]:
 def describe_events(game: str, events, names: list[str]) -> list[dict]:
     """Public events (a view's ``last_moves``) in words, newest first, for a last-moves list."""
     present = registry.present(game)
+    if present is None or not hasattr(present, "describe_move"):
+        return []  # a game that does not put its moves into words shows no list
     return [present.describe_move(event, names) for event in reversed(events)]
 
 
@@ -43,11 +45,13 @@ def match_log(match: Match, seats=None, records=None) -> list[Group]:
     """The whole match so far, in words, oldest first, grouped by hand or round.
 
     Each line is a ``describe_move`` result with ``number``: the move that made it (1 for the
-    first move; ``None`` for what the deal itself made, e.g. an opening escoba), so the replay
+    first move; ``None`` for what the deal itself made, e.g. the cards taken at the deal), so the replay
     can link every line to its step.
     """
     app = registry.get(match.game)
     engine = app.engine
+    if not hasattr(engine, "apply_logged") or not hasattr(app.present, "describe_move"):
+        return []  # a game without a log of public events (the toy game of the tests)
     names = seat_names(seats if seats is not None else match.seats.all())
     if records is None:
         records = list(match.moves.order_by("seq").values_list("seat", "code"))

@@ -1,7 +1,13 @@
 """What the table templates need, built from the engine's view for one seat — never the state.
 
-Each game app may add a ``present.py`` with ``table_context(view, moves, seat)`` returning
-extra context for its ``table.html`` (e.g. moves grouped by hand card).
+Each game app has a ``present.py`` with ``table_context(view, moves, seat)`` returning extra
+context for its ``table.html`` (e.g. moves grouped by hand card), and
+``describe_move(event, names)``: one public event (an entry of the view's ``last_moves``) in
+words, given the seats' names by index. It returns a dict: ``seat``, ``kind``, ``who`` (the
+mover's name or ``None``), ``text`` (the rest of the phrase), ``cards`` (card dicts for the
+game's ``card.html``), ``badge`` (or ``None``) and ``sentence`` (``who`` + ``text``, e.g. for a
+screen reader's announcement). The table's last moves (``last_lines`` below), the game log and
+the replay all use it (``games.log``), so a move reads the same everywhere.
 """
 
 from __future__ import annotations
