@@ -117,3 +117,28 @@ def test_the_admin_index_and_move_records_speak_the_members_language(night, lang
     index = admin.get(reverse("admin:index")).content.decode()
     expected = {"es": "Registros de jugadas", "en": "Move records"}[language]
     assert expected in visible_text(index)
+
+
+def test_engine_errors_name_cards_not_ids():
+    from django.utils import translation
+
+    from games.engine import IllegalMove
+    from games.models import translate_engine_error
+
+    error = IllegalMove("%(card)s can make 15, so it must capture (obligatory capture).", card="3e")
+    with translation.override("es"):
+        text = translate_engine_error(error, "escoba")
+    assert text.startswith("3 de espadas puede sumar 15")
+    # Something that is not a card id is left as it was typed, never a 500.
+    garbage = IllegalMove("You do not hold %(card)s.", card="zz")
+    with translation.override("en"):
+        assert translate_engine_error(garbage, "escoba") == "You do not hold zz."
+
+
+def test_schotten_totten_reasons_name_the_cards():
+    from django.utils import translation
+
+    present = registry.present("schotten_totten")
+    with translation.override("es"):
+        names = [present.card_name(c) for c in ("O7", "O8", "O9")]
+    assert names == ["7 naranja", "8 naranja", "9 naranja"]
