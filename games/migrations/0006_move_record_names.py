@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0004_rebuild_scout_states'),
+        ('games', '0005_moverecord_version'),
     ]
 
     operations = [
