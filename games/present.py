@@ -45,9 +45,10 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     engine = app.engine
     seat = match.seat_of(user)
     seat_index = seat.index if seat else None
+    seats = list(match.seats.all())
     context = {
         "match": match,
-        "seats": list(match.seats.all()),
+        "seats": seats,
         "my_seat": seat,
         "seat_index": seat_index,
         "game_template": app.template("table.html"),
@@ -56,6 +57,9 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "moves": [],
         "error": error,
         "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING),
+        # While a bot is to move, its moves come every half second or so (the worker's pause):
+        # look more often, so each shows as its own step.
+        "poll_every": "500ms" if any(s.bot_level and s.to_move for s in seats) else "2s",
         # Reversed once here: a table has a form per legal move, and all post to it.
         "move_url": reverse("games:move", args=[match.pk]),
         "poll_url": reverse("games:poll", args=[match.pk]),
