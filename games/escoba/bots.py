@@ -97,7 +97,7 @@ WORTH: dict[str, float] = {card: _worth(card) for card in engine.DECK}
 # safety net against a pathological position or a machine many times slower than usual: far
 # above the ~100 ms the work takes on an idle core, it never decides a normal move.
 HARD_DEADLINE = 2.0  # seconds
-HARD_WORK = 1500  # engine.apply calls per move, rollouts included (~100 ms on an idle core)
+HARD_WORK = 4500  # engine.apply calls per move, rollouts included
 HARD_CANDIDATES = 6  # the easy policy's best moves that the search compares
 HARD_HORIZON = 4  # cards played in a rollout, the candidate included
 LEAF_THREAT = 0.7  # share of the best capture the seat to move holds, counted at the leaf
