@@ -19,13 +19,13 @@ game, the loaded run's win rate within 5 points of the idle run's, and a hard mo
 from __future__ import annotations
 
 import argparse
+import importlib
 import multiprocessing
 import os
 import random
 import sys
 import time
 
-from games import registry
 from tests.bench.stats import percentile, wilson
 
 GAMES = ("escoba", "schotten_totten", "scout")
@@ -44,8 +44,8 @@ def burn(stop) -> None:  # pragma: no cover - runs in a child process
 def play(game: str, seed: int, levels: list[str], times: list) -> list[int]:
     """One seeded two-player game; returns the ranks by seat. Each hard move's (wall, CPU)
     seconds go to ``times``."""
-    engine = registry.engine(game)
-    bots = registry.bots(game)
+    engine = importlib.import_module(f"games.{game}.engine")
+    bots = importlib.import_module(f"games.{game}.bots")
     rngs = [random.Random(f"{seed}:{seat}") for seat in range(2)]
     state = engine.new_game(2, seed=seed)
     while not engine.is_over(state):

@@ -208,7 +208,8 @@ def test_the_database_backend_worker_plays_the_bots_through_its_queue(alice, set
 
 
 def _worker_environment() -> dict:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "cardclub.settings"}
+    # The test run's own settings (development mode), on the test run's database.
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
     database = connection.settings_dict
     if connection.vendor == "sqlite":
         env.pop("DATABASE_URL", None)

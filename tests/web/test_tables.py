@@ -391,6 +391,7 @@ def test_a_table_filled_with_bots_starts_at_once_unrated(alice):
     assert match.status == Match.Status.PLAYING
     assert match.rated is False
     run_bots(match)  # the worker's part, when a bot is first to play
+    match.refresh_from_db()
     seat = match.engine.to_move(match.engine.load(match.state))
     assert seat == (0,)
 
