@@ -21,6 +21,7 @@ import functools
 import random
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, OperationalError, connection, transaction
@@ -331,41 +332,69 @@ def _bot_move(match: Match, seats: list[Seat]):
     return seat.index, move
 
 
-def play_bot_move(match_id: int, version: int) -> bool:
-    """Play one bot move at ``version`` and commit it as the next version; ``False`` if there
-    is nothing to do (the match moved on, ended, or awaits only members).
+@dataclass
+class BotMove:
+    """What a bot chose at ``version``: written by :func:`commit_bot_move`, not before
+    ``not_before`` (the previous move's time plus the pause), so members see each move."""
 
-    The bot thinks without any lock (a search takes a while, and on SQLite a write lock would
-    stop every other table meanwhile), then the move is written like a member's: the match
-    locked, the version compared, the legality checked, one move appended, the version bumped.
-    So a task run twice, or by two workers at once, makes the move once: the second finds the
-    version moved on. The next bot move, if any, is queued when this one commits.
+    version: int
+    seat: int
+    code: str
+    not_before: Any  # an aware datetime
+
+
+def choose_bot_move(match_id: int, version: int) -> BotMove | None:
+    """The move of the bot awaited at ``version``, or ``None`` if there is nothing to do (the
+    match moved on, ended, or awaits only members). Reads without any lock and writes nothing:
+    a search takes a while, and on SQLite a write lock would stop every other table meanwhile.
     """
+    from django.conf import settings
+
     match = (
         Match.objects.filter(pk=match_id, status=Match.Status.PLAYING, version=version)
         .prefetch_related("seats")
         .first()
     )
     if match is None:
-        return False
+        return None
     choice = _bot_move(match, list(match.seats.all()))
     if choice is None:
-        return False
+        return None
     index, move = choice
-    with transaction.atomic():
-        match, seats = _locked(match_id)
-        if match.status != Match.Status.PLAYING or match.version != version:
-            return False
-        engine = match.engine
-        state = engine.load(match.state)
-        if _bot_to_move(engine, seats, state) is None or index not in engine.to_move(state):
-            return False
-        state = engine.apply(state, index, move)
-        _log(match, [MoveRecord(match=match, seq=0, seat=index, code=move.code)])
-        match.version += 1
-        _store(match, seats, state)
-        _hand_to_bots(match, seats, state)
+    # updated_at is when the version being answered was committed.
+    pause = timedelta(seconds=settings.BOT_MOVE_PAUSE)
+    return BotMove(version, index, move.code, match.updated_at + pause)
+
+
+@transaction.atomic
+def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
+    """Write a bot's move like a member's: the match locked, the version compared, the move
+    parsed and checked by the engine, one move appended, the version bumped; ``False`` and
+    nothing changed if the match moved on. So a task run twice, or by two workers at once,
+    makes the move once. The next bot move, if any, is queued when this one commits."""
+    match, seats = _locked(match_id)
+    if match.status != Match.Status.PLAYING or match.version != version:
+        return False
+    engine = match.engine
+    state = engine.load(match.state)
+    bot = _bot_to_move(engine, seats, state)
+    if bot is None or bot.index != seat:
+        return False
+    state = engine.apply(state, seat, engine.parse_move(code))
+    _log(match, [MoveRecord(match=match, seq=0, seat=seat, code=code)])
+    match.version += 1
+    _store(match, seats, state)
+    _hand_to_bots(match, seats, state)
     return True
+
+
+def play_bot_move(match_id: int, version: int) -> bool:
+    """Choose and write the bot move of ``version`` at once, with no pause; ``False`` if
+    there is nothing to do. (The worker pauses between the two: see games/tasks.py.)"""
+    chosen = choose_bot_move(match_id, version)
+    if chosen is None:
+        return False
+    return commit_bot_move(match_id, version, chosen.seat, chosen.code)
 
 
 # What a move can change on the match row (the rest is fixed when the table opens).

@@ -1,7 +1,8 @@
 """Background work of the tables, on Django's tasks framework (the ``django-tasks`` backport).
 
-- :func:`play_bot_move`: one bot move, committed as its own version; it queues the next one, so
-  a member's page (and every other page of the match) sees each bot move as a step.
+- :func:`play_bot_move` and :func:`commit_bot_move`: one bot move, chosen at once and committed
+  as its own version after a short pause; its commit queues the next one, so a member's page
+  (and every other page of the match) sees each bot move as a step.
 - :func:`finish_stuck_bot_turns`: a periodic sweep that hands back to the worker any playing
   match left waiting on a bot (a worker killed mid-way, a queue lost), so nothing stays stuck.
 
@@ -27,22 +28,35 @@ BOT_PRIORITY = 10
 
 @task(priority=BOT_PRIORITY)
 def play_bot_move(match_id: int, version: int) -> bool:
-    """Play the waiting bot's move at ``version`` (see :func:`actions.play_bot_move`)."""
-    pause = settings.BOT_MOVE_PAUSE
-    if pause > 0 and not play_bot_move.get_backend().supports_defer:
+    """The awaited bot's move at ``version``: chosen at once, written when the pause since the
+    previous move is over (``BOT_MOVE_PAUSE``). The bot thinks during the pause, so a slow
+    search or a busy machine does not add to it; and the pause is a delay in the queue, not a
+    sleep, so the worker serves other tables meanwhile. ``False`` if there was nothing to do."""
+    chosen = actions.choose_bot_move(match_id, version)
+    if chosen is None:
+        return False
+    wait = (chosen.not_before - timezone.now()).total_seconds()
+    if wait > 0:
+        if commit_bot_move.get_backend().supports_defer:
+            commit_bot_move.using(run_after=chosen.not_before).enqueue(
+                match_id, version, chosen.seat, chosen.code
+            )
+            return True
         # A backend that cannot run a task later gets the human-like pause here instead.
-        time.sleep(pause)
-    return actions.play_bot_move(match_id, version)
+        time.sleep(wait)
+    return actions.commit_bot_move(match_id, version, chosen.seat, chosen.code)
 
 
-def queue_bot_move(match_id: int, version: int, pause: float | None = None) -> None:
-    """Have the worker play the bot move of ``version``, ``pause`` seconds from now (by default
-    the ``BOT_MOVE_PAUSE`` setting), so that a member sees the previous move before the next."""
-    pause = settings.BOT_MOVE_PAUSE if pause is None else pause
-    job = play_bot_move
-    if pause > 0 and job.get_backend().supports_defer:
-        job = job.using(run_after=timezone.now() + timedelta(seconds=pause))
-    job.enqueue(match_id, version)
+@task(priority=BOT_PRIORITY)
+def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
+    """Write the move a bot chose (see :func:`actions.commit_bot_move`): nothing if the match
+    moved on meanwhile."""
+    return actions.commit_bot_move(match_id, version, seat, code)
+
+
+def queue_bot_move(match_id: int, version: int) -> None:
+    """Have the worker play the bot move of ``version`` (queued once that version commits)."""
+    play_bot_move.enqueue(match_id, version)
 
 
 @task()
@@ -62,6 +76,6 @@ def finish_stuck_bot_turns() -> int:
     )
     count = 0
     for match_id, version in stuck:
-        queue_bot_move(match_id, version, pause=0)
+        queue_bot_move(match_id, version)
         count += 1
     return count

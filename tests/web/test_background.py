@@ -22,7 +22,7 @@ from django_tasks_db.models import DBTaskResult
 from games import actions, tasks
 from games.models import Match, MoveRecord
 
-from .table_helpers import post_move, run_bots, start_match
+from .table_helpers import post_move, run_bots, start_match, variant
 
 DUMMY = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
 DATABASE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": []}}
@@ -60,18 +60,43 @@ def test_a_move_against_bots_returns_at_once_and_queues_the_bot_move_after_commi
 
 
 @pytest.mark.django_db
-def test_the_pause_between_bot_moves_is_a_delay_in_the_queue_not_a_sleep(
+def test_the_bot_thinks_at_once_and_its_move_is_written_after_the_pause(
     alice, settings, django_capture_on_commit_callbacks
 ):
+    """The pause is a delay in the queue, not a sleep, and it runs from the previous move."""
     match = start_match("escoba", [alice], fillers=["easy", "easy"])
     settings.TASKS = DUMMY
     settings.BOT_MOVE_PAUSE = 0.4
-    before = timezone.now()
     with django_capture_on_commit_callbacks(execute=True):
         actions.play_move(match.pk, alice, member_move(match), match.version)
-    [job] = queued()
-    assert before + timedelta(seconds=0.4) <= job.task.run_after
-    assert job.task.run_after <= timezone.now() + timedelta(seconds=0.4)
+    [think] = queued()
+    assert think.task.run_after is None
+    assert think.task.call(*think.args) is True
+    match.refresh_from_db()
+    assert match.version == think.args[1], "nothing is written before the pause is over"
+    [write] = queued("commit_bot_move")
+    assert write.task.run_after == match.updated_at + timedelta(seconds=0.4)
+    assert write.args[:2] == [match.pk, match.version]
+    assert write.task.call(*write.args) is True
+    assert write.task.call(*write.args) is False, "written once, however often it runs"
+    assert Match.objects.get(pk=match.pk).version == match.version + 1
+
+
+@pytest.mark.django_db
+def test_a_stale_bot_move_is_not_written(alice, bob):
+    match = actions.create_match(alice, variant("scout"), 3, ["open", "easy"])
+    actions.join_match(match.pk, bob)
+    match.refresh_from_db()
+    chosen = actions.choose_bot_move(match.pk, match.version)
+    assert chosen is not None  # the hand decision: everybody at once, the bot too
+    state = match.engine.load(match.state)
+    member = next(i for i in match.engine.to_move(state) if i != chosen.seat)
+    user = alice if member == 0 else bob
+    code = match.engine.legal_moves(state, member)[0].code
+    actions.play_move(match.pk, user, code, match.version)
+    moves = MoveRecord.objects.filter(match=match).count()
+    assert actions.commit_bot_move(match.pk, chosen.version, chosen.seat, chosen.code) is False
+    assert MoveRecord.objects.filter(match=match).count() == moves
 
 
 @pytest.mark.django_db
