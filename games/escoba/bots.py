@@ -96,7 +96,7 @@ WORTH: dict[str, float] = {card: _worth(card) for card in engine.DECK}
 # on the view and the rng, never on how busy the machine is (issue 18). The deadline is only a
 # safety net against a pathological position or a machine many times slower than usual: far
 # above the ~100 ms the work takes on an idle core, it never decides a normal move.
-HARD_DEADLINE = 2.0  # seconds
+HARD_DEADLINE = 5.0  # seconds
 HARD_WORK = 4500  # engine.apply calls per move, rollouts included
 HARD_CANDIDATES = 6  # the easy policy's best moves that the search compares
 HARD_HORIZON = 4  # cards played in a rollout, the candidate included

@@ -64,7 +64,7 @@ LEVELS = ("easy", "hard")
 # after which no new deal is sampled. The work ends the search, so a move depends only on the
 # view and the rng, never on the machine's load (issue 18). The deadline in seconds is only a
 # safety net, far above the time the work takes on an idle core.
-HARD_BUDGET = 2.0
+HARD_BUDGET = 5.0
 HARD_WORK = 1200
 HARD_MAX_WORLDS = 400
 # Turns played in each playout before the position is judged.

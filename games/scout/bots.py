@@ -72,7 +72,7 @@ LEVELS = ("easy", "hard")
 # best of every other kind; a candidate is dropped once RACE_AFTER deals show it clearly worse
 # (2 standard errors) and chosen only if HARD_Z standard errors better than easy's choice.
 HARD_PLAYOUTS = 600
-HARD_TIME_LIMIT = 2.0  # a safety net only: the playouts end a normal search (issue 18)
+HARD_TIME_LIMIT = 5.0  # a safety net only: the playouts end a normal search (issue 18)
 HARD_CANDIDATES = 6
 HARD_Z = 1.0
 RACE_AFTER = 4
