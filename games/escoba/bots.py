@@ -95,9 +95,9 @@ WORTH: dict[str, float] = {card: _worth(card) for card in engine.DECK}
 # Hard search budget. The work budget (simulated plays) ends the search, so a move depends only
 # on the view and the rng, never on how busy the machine is (issue 18). The deadline is only a
 # safety net against a pathological position or a machine many times slower than usual: far
-# above the ~100 ms the work takes on an idle core, it never decides a normal move.
+# above the ~130 ms (p95) the work takes on an idle core, it never decides a normal move.
 HARD_DEADLINE = 5.0  # seconds
-HARD_WORK = 4500  # engine.apply calls per move, rollouts included
+HARD_WORK = 4500  # engine.apply calls per move, rollouts included (~130 ms CPU p95)
 HARD_CANDIDATES = 6  # the easy policy's best moves that the search compares
 HARD_HORIZON = 4  # cards played in a rollout, the candidate included
 LEAF_THREAT = 0.7  # share of the best capture the seat to move holds, counted at the leaf
