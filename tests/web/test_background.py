@@ -258,7 +258,8 @@ def test_a_real_worker_process_plays_every_bot_move_after_a_pause(alice, setting
         env=_worker_environment(),
     )
     try:
-        match = start_match("escoba", [alice], fillers=["hard", "easy"])
+        # Not start_match: its run_bots would play the first bot moves here, with no pause.
+        match = actions.create_match(alice, variant("escoba"), 3, ["hard", "easy"])
         for _ in range(3):
             deadline = time.monotonic() + 30
             while True:
