@@ -366,7 +366,7 @@ def choose_bot_move(match_id: int, version: int) -> BotMove | None:
     return BotMove(version, index, move.code, match.updated_at + pause)
 
 
-@transaction.atomic
+@retried
 def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
     """Write a bot's move like a member's: the match locked, the version compared, the move
     parsed and checked by the engine, one move appended, the version bumped; ``False`` and
@@ -381,8 +381,8 @@ def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
     if bot is None or bot.index != seat:
         return False
     state = engine.apply(state, seat, engine.parse_move(code))
-    _log(match, [MoveRecord(match=match, seq=0, seat=seat, code=code)])
     match.version += 1
+    _log(match, [MoveRecord(match=match, seq=0, seat=seat, code=code)])
     _store(match, seats, state)
     _hand_to_bots(match, seats, state)
     return True
