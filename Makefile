@@ -1,4 +1,5 @@
-# cardclub: `make run` serves the club, `make test` runs every test. Both set up .venv first.
+# cardclub: `make run` serves the club (web server, task worker and scheduler, stopped together
+# by Ctrl-C), `make test` runs every test. Both set up .venv first.
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -19,8 +20,7 @@ run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	@echo "cardclub is at http://127.0.0.1:8000/  (stop with Ctrl-C)"
-	$(VENV)/bin/uvicorn cardclub.asgi:application --host 127.0.0.1 --port 8000 --lifespan off \
-		--reload --reload-dir cardclub --reload-dir games --reload-dir templates --reload-dir static
+	$(PY) manage.py runclub 127.0.0.1:8000
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -75,6 +75,8 @@ INSTALLED_APPS = [
     "template_partials",
     "axes",
     "csp",
+    "django_tasks",
+    "django_tasks_db",
     "cardclub.accounts",
     "games",
     # One app per game: each brings its engine, bots, templates, styles and migrations.
@@ -265,6 +267,31 @@ else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardclub <club@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# --- Background work (games/tasks.py) --------------------------------------------------------
+# Bot turns, mail and the periodic sweeps run in a worker on Django's tasks framework. The
+# default keeps the queue in the database, so the embedded SQLite needs nothing more: run
+# `manage.py db_worker` beside the web server (`make run` and `manage.py runclub` do). A club
+# that outgrows one machine names another backend, e.g. TASKS_BACKEND=django_tasks_rq.RQBackend
+# (package django-tasks-rq, plus its RQ_QUEUES setting and `manage.py rqworker`).
+TASKS = {
+    "default": {
+        "BACKEND": os.environ.get("TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+        "QUEUES": [],
+    }
+}
+# Seconds between two bot moves in a row, so that members see each bot move as its own step.
+BOT_MOVE_PAUSE = float(os.environ.get("BOT_MOVE_PAUSE", "0.4"))
+# A playing match whose bot has not moved for this long is handed to the worker again (a worker
+# that died mid-way).
+BOT_STUCK_AFTER = float(os.environ.get("BOT_STUCK_AFTER", "30"))
+# What `manage.py scheduler` queues, and every how many seconds (it also queues each at start).
+PERIODIC_TASKS = {
+    "games.tasks.finish_stuck_bot_turns": float(os.environ.get("BOT_SWEEP_EVERY", "30")),
+    "cardclub.leagues.tasks.record_overdue_fixtures": float(
+        os.environ.get("FIXTURE_SWEEP_EVERY", "300")
+    ),
+}
 
 # --- Security in production -----------------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

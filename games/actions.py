@@ -21,6 +21,7 @@ import functools
 import random
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, OperationalError, connection, transaction
@@ -36,8 +37,6 @@ from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_
 # Sent inside the transaction that finishes a match (ratings and leagues listen), so their
 # writes commit or roll back together with the final move.
 match_finished = Signal()
-
-MAX_BOT_MOVES_PER_REQUEST = 2000
 
 # How often a transaction that lost a deadlock or a serialization check is tried again.
 ATTEMPTS = 5
@@ -93,7 +92,7 @@ class NoSuchMatch(ActionError):
 class MoveResult:
     match: Match
     moves_made: int
-    state: Any  # the engine state after the move and the bots' replies, for the page drawn next
+    state: Any  # the engine state after the move, for the page drawn next
 
 
 def _locked(match_id: int) -> tuple[Match, list[Seat]]:
@@ -203,9 +202,8 @@ def _start(match: Match, seats: list[Seat]) -> None:
     match.started_at = timezone.now()
     # Joins already counted versions up: the page drawn for the last one must see the start.
     match.version += 1
-    state, records = _run_bots(match, seats, state)
-    _log(match, records)
     _store(match, seats, state)
+    _hand_to_bots(match, seats, state)
 
 
 def _log(match: Match, records: list[MoveRecord]) -> None:
@@ -220,7 +218,7 @@ def _log(match: Match, records: list[MoveRecord]) -> None:
 
 @retried
 def play_move(match_id: int, user, code: str, expected_version: int | None) -> MoveResult:
-    """Play ``code`` for the user's seat, then let bots move until a member is to move.
+    """Play ``code`` for the user's seat; if a bot is to move next, hand it to the worker.
 
     A stale ``expected_version`` (another tab or player moved first; except for the others'
     moves in a phase where several seats decide at once, see :func:`_still_awaited`), an unknown
@@ -248,13 +246,12 @@ def play_move(match_id: int, user, code: str, expected_version: int | None) -> M
         move = engine.parse_move(code)
         state = engine.apply(state, seat.index, move)
     except (InvalidMove, IllegalMove, EngineError) as error:
-        raise ActionError(translate_engine_error(error)) from None
+        raise ActionError(translate_engine_error(error, match.game)) from None
     records = [MoveRecord(match=match, seq=0, seat=seat.index, code=move.code)]
-    state, bot_records = _run_bots(match, seats, state)
-    records.extend(bot_records)
     match.version += 1
     _log(match, records)
     _store(match, seats, state)
+    _hand_to_bots(match, seats, state)
     return MoveResult(match=match, moves_made=len(records), state=state)
 
 
@@ -293,32 +290,111 @@ def _still_awaited(match: Match, state, index: int, seen_version: int) -> bool:
     return codes_then == [move.code for move in engine.legal_moves(state, index)]
 
 
-def _run_bots(match: Match, seats: list[Seat], state):
-    """Let every bot that is to move choose, until only members are awaited or the game ends.
+# --- Bots: one move per committed version, played by the worker (games/tasks.py) -------------
 
-    Bots see exactly what their seat's ``view`` shows, like a member would.
+
+def _bot_to_move(engine, seats: list[Seat], state) -> Seat | None:
+    """The first bot seat the game waits for, or ``None`` when only members are awaited."""
+    if engine.is_over(state):
+        return None
+    waiting = set(engine.to_move(state))
+    return next((seat for seat in seats if seat.bot_level and seat.index in waiting), None)
+
+
+def _hand_to_bots(match: Match, seats: list[Seat], state) -> None:
+    """If a bot is to move in the version being written, have the worker play it once that
+    version is committed (never before: the task must find the state it was queued for)."""
+    if _bot_to_move(match.engine, seats, state) is None:
+        return
+    from games import tasks  # the tasks module imports this one
+
+    match_id, version = match.pk, match.version
+    transaction.on_commit(lambda: tasks.queue_bot_move(match_id, version))
+
+
+def _bot_move(match: Match, seats: list[Seat]):
+    """The move the first waiting bot makes at the match's current version, or ``None``.
+
+    Pure computation on the stored state: the bot sees exactly what its seat's ``view`` shows,
+    like a member would, and its dice come from the match's secret seed and the version, so a
+    position gets the same move whichever worker plays it and however often.
     """
     engine = match.engine
-    bot_levels = {seat.index: seat.bot_level for seat in seats if seat.bot_level}
-    records: list[MoveRecord] = []
-    if not bot_levels:
-        return state, records
-    bots = registry.bots(match.game)
-    rng = random.Random(f"{match.seed}:{match.version}:bots")
-    for _step in range(MAX_BOT_MOVES_PER_REQUEST):
-        if engine.is_over(state):
-            break
-        waiting = [index for index in engine.to_move(state) if index in bot_levels]
-        if not waiting:
-            break
-        for index in waiting:
-            moves = engine.legal_moves(state, index)
-            move = bots.choose(engine.view(state, index), moves, bot_levels[index], rng)
-            state = engine.apply(state, index, move)
-            records.append(MoveRecord(match=match, seq=0, seat=index, code=move.code))
-            if engine.is_over(state):
-                break
-    return state, records
+    state = engine.load(match.state)
+    seat = _bot_to_move(engine, seats, state)
+    if seat is None:
+        return None
+    rng = random.Random(f"{match.seed}:{match.version}:{seat.index}:bot")
+    moves = engine.legal_moves(state, seat.index)
+    move = registry.bots(match.game).choose(
+        engine.view(state, seat.index), moves, seat.bot_level, rng
+    )
+    return seat.index, move
+
+
+@dataclass
+class BotMove:
+    """What a bot chose at ``version``: written by :func:`commit_bot_move`, not before
+    ``not_before`` (the previous move's time plus the pause), so members see each move."""
+
+    version: int
+    seat: int
+    code: str
+    not_before: Any  # an aware datetime
+
+
+def choose_bot_move(match_id: int, version: int) -> BotMove | None:
+    """The move of the bot awaited at ``version``, or ``None`` if there is nothing to do (the
+    match moved on, ended, or awaits only members). Reads without any lock and writes nothing:
+    a search takes a while, and on SQLite a write lock would stop every other table meanwhile.
+    """
+    from django.conf import settings
+
+    match = (
+        Match.objects.filter(pk=match_id, status=Match.Status.PLAYING, version=version)
+        .prefetch_related("seats")
+        .first()
+    )
+    if match is None:
+        return None
+    choice = _bot_move(match, list(match.seats.all()))
+    if choice is None:
+        return None
+    index, move = choice
+    # updated_at is when the version being answered was committed.
+    pause = timedelta(seconds=settings.BOT_MOVE_PAUSE)
+    return BotMove(version, index, move.code, match.updated_at + pause)
+
+
+@retried
+def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
+    """Write a bot's move like a member's: the match locked, the version compared, the move
+    parsed and checked by the engine, one move appended, the version bumped; ``False`` and
+    nothing changed if the match moved on. So a task run twice, or by two workers at once,
+    makes the move once. The next bot move, if any, is queued when this one commits."""
+    match, seats = _locked(match_id)
+    if match.status != Match.Status.PLAYING or match.version != version:
+        return False
+    engine = match.engine
+    state = engine.load(match.state)
+    bot = _bot_to_move(engine, seats, state)
+    if bot is None or bot.index != seat:
+        return False
+    state = engine.apply(state, seat, engine.parse_move(code))
+    match.version += 1
+    _log(match, [MoveRecord(match=match, seq=0, seat=seat, code=code)])
+    _store(match, seats, state)
+    _hand_to_bots(match, seats, state)
+    return True
+
+
+def play_bot_move(match_id: int, version: int) -> bool:
+    """Choose and write the bot move of ``version`` at once, with no pause; ``False`` if
+    there is nothing to do. (The worker pauses between the two: see games/tasks.py.)"""
+    chosen = choose_bot_move(match_id, version)
+    if chosen is None:
+        return False
+    return commit_bot_move(match_id, version, chosen.seat, chosen.code)
 
 
 # What a move can change on the match row (the rest is fixed when the table opens).
@@ -352,7 +428,8 @@ def _store(match: Match, seats: list[Seat], state) -> None:
     finished = match.status == Match.Status.FINISHED
     flipped = []
     for seat in seats:
-        to_move = seat.index in movers and not seat.bot_level
+        # Bots too: the table shows whose turn it is, and the sweep finds bots left waiting.
+        to_move = seat.index in movers
         if to_move != seat.to_move:
             flipped.append(seat.pk)
         seat.to_move = to_move

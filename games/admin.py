@@ -147,7 +147,9 @@ class RuleVariantAdmin(admin.ModelAdmin):
                         ("name_es", "name_en"),
                         "description_es",
                         "description_en",
-                        ("active", "rated"),
+                        # One per line: side by side, the admin runs their help texts together.
+                        "active",
+                        "rated",
                         "ordering",
                     ]
                 },

@@ -7,6 +7,7 @@ page never has to replay a whole match.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 
 from django.conf import settings
@@ -120,14 +121,23 @@ class RuleVariant(models.Model):
         raise ValidationError(translate_engine_error(last_error))
 
 
-def translate_engine_error(error) -> str:
-    """An engine's English message template, translated, with its parameters filled in."""
+def translate_engine_error(error, game: str | None = None) -> str:
+    """An engine's English message template, translated, with its parameters filled in.
+
+    With ``game``, a ``card`` parameter (a card id such as "3e") is given by the card's name
+    ("3 de espadas") through the game's ``present.card_name``: members never see card ids.
+    """
     from django.utils.translation import gettext
 
     template = getattr(error, "template", None)
     if template is None:
         return str(error)
-    params = getattr(error, "params", {}) or {}
+    params = dict(getattr(error, "params", {}) or {})
+    present = registry.present(game) if game and registry.is_game(game) else None
+    if present is not None and hasattr(present, "card_name") and "card" in params:
+        # Not a card id after all (garbage from a form): keep it as it was typed.
+        with contextlib.suppress(KeyError, ValueError, IndexError):
+            params["card"] = present.card_name(str(params["card"]))
     text = gettext(template)
     return text % params if params else text
 
@@ -220,6 +230,50 @@ class Match(models.Model):
             state = engine.apply(state, record.seat, engine.parse_move(record.code))
         return state
 
+    #: The ``format`` of :meth:`export`; bump ``EXPORT_VERSION`` when a field changes meaning.
+    EXPORT_FORMAT = "cardclub-match"
+    EXPORT_VERSION = 1
+
+    def export(self) -> dict:
+        """The match as plain JSON, enough to replay it (docs/match-export.md).
+
+        Holds the seed, so only for a match that is over (see ``access.finished_match_for_replay``).
+        """
+        seats = sorted(self.seats.all(), key=lambda seat: seat.index)
+        return {
+            "format": self.EXPORT_FORMAT,
+            "version": self.EXPORT_VERSION,
+            "id": self.pk,
+            "game": self.game,
+            "house_rules": {"name": self.variant.name, "options": self.options},
+            "players": self.players,
+            "seed": self.seed,
+            "rated": self.rated,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "seats": [
+                {
+                    "seat": seat.index,
+                    "name": seat.display_name,
+                    "bot": seat.bot_level or None,
+                }
+                for seat in seats
+            ],
+            "moves": [
+                {"seat": seat, "code": code}
+                for seat, code in self.moves.order_by("seq").values_list("seat", "code")
+            ],
+            "outcome": [
+                {
+                    "seat": seat.index,
+                    "score": seat.score,
+                    "rank": seat.rank,
+                    "resigned": seat.resigned,
+                }
+                for seat in seats
+            ],
+        }
+
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""
         if not getattr(user, "is_authenticated", False):
@@ -308,6 +362,8 @@ class MoveRecord(models.Model):
     class Meta:
         ordering = ["match", "seq"]
         constraints = [models.UniqueConstraint(fields=["match", "seq"], name="unique_move_seq")]
+        verbose_name = _("move record")
+        verbose_name_plural = _("move records")
 
     def __str__(self) -> str:
         # No code: a live match's codes are secret, and this string appears in the admin.

@@ -1,7 +1,13 @@
 """What the table templates need, built from the engine's view for one seat — never the state.
 
-Each game app may add a ``present.py`` with ``table_context(view, moves, seat)`` returning
-extra context for its ``table.html`` (e.g. moves grouped by hand card).
+Each game app has a ``present.py`` with ``table_context(view, moves, seat)`` returning extra
+context for its ``table.html`` (e.g. moves grouped by hand card), and
+``describe_move(event, names)``: one public event (an entry of the view's ``last_moves``) in
+words, given the seats' names by index. It returns a dict: ``seat``, ``kind``, ``who`` (the
+mover's name or ``None``), ``text`` (the rest of the phrase), ``cards`` (card dicts for the
+game's ``card.html``), ``badge`` (or ``None``) and ``sentence`` (``who`` + ``text``, e.g. for a
+screen reader's announcement). The table's last moves (``last_lines`` below), the game log and
+the replay all use it (``games.log``), so a move reads the same everywhere.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import registry
+from games.log import describe_events, seat_names
 from games.models import Match, translate_engine_error  # noqa: F401  (re-exported)
 
 
@@ -41,21 +48,26 @@ def table_context(
     engine = app.engine
     seat = match.seat_of(user)
     seat_index = seat.index if seat else None
+    seats = list(match.seats.all())
     context = {
         "match": match,
-        "seats": list(match.seats.all()),
+        "seats": seats,
         "my_seat": seat,
         "seat_index": seat_index,
         "game_template": app.template("table.html"),
+        "card_template": app.template("card.html"),
         "view": None,
         "moves": [],
         "error": error,
         "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING),
+        # The push stream brings each move at once; only while it is down does static/js/live.js
+        # poll. While a bot is to move, its moves come every half second or so (the worker's
+        # pause): the fallback then looks more often, so each shows as its own step.
+        "poll_ms": 500 if any(s.bot_level and s.to_move for s in seats) else 2000,
         # Reversed once here: a table has a form per legal move, and all post to it.
         "move_url": reverse("games:move", args=[match.pk]),
         "poll_url": reverse("games:poll", args=[match.pk]),
         "live_url": reverse("games:live", args=[match.pk]),
-        "card_template": app.template("card.html"),
         "just": None,
         "step": step,
         "rules_url": match.get_rules_url(),
@@ -69,6 +81,11 @@ def table_context(
     if seat is not None and match.status == Match.Status.PLAYING and not step:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
+    # The recent moves in words, by the same describe_move as the game log and the replay.
+    # A game may show fewer recent events than the view holds (``present.recent_events``).
+    recent = getattr(app.present, "recent_events", None)
+    events = recent(view) if recent else view.get("last_moves", ())
+    context["last_lines"] = describe_events(match.game, events, seat_names(context["seats"]))
     if app.present is not None:
         context.update(app.present.table_context(view, moves, seat_index))
         if match.moves_played:
@@ -86,14 +103,18 @@ def just_happened(present, view: dict, seats) -> dict | None:
     last_move = getattr(present, "last_move", None)
     if last_move is None:
         return None
-    parts, ids = last_move(view)
-    if not parts:
+    lines, ids = last_move(view, seat_names(seats))
+    if not lines:
         return None
-    names = {seat.index: seat.display_name for seat in seats}
-    sentences = [f"{names[seat]} {text}" if seat in names else text for seat, text in parts]
+    # Each event in the words of the game's describe_move, the one way a move is described
+    # (the last-moves list, the game log and the replay say the same).
+    sentences = [
+        f"{line['sentence']} — {line['badge']}" if line.get("badge") else line["sentence"]
+        for line in lines
+    ]
     return {
         "sentence": ". ".join(s.rstrip(".") for s in sentences) + ".",
         "cards": ids,
         "ids": " ".join(ids),
-        "seat": parts[0][0],
+        "seat": lines[0]["seat"],
     }

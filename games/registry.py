@@ -19,9 +19,11 @@ from django.apps import AppConfig, apps
 class GameAppConfig(AppConfig):
     """The config of a game app. The app's label is the game's key, stored in ``Match.game``.
 
-    The app package holds ``engine.py`` and ``bots.py`` (pure Python), an optional
-    ``present.py`` (``table_context(view, moves, seat)``: extra context for the table), and
-    the templates ``<key>/table.html``, ``<key>/card.html``, ``<key>/rules_es.html`` and
+    The app package holds ``engine.py`` and ``bots.py`` (pure Python), a ``present.py``
+    (``table_context(view, moves, seat)``: extra context for the table; and
+    ``describe_move(event, names)``: one public event of the view's ``last_moves`` in words —
+    a dict with ``seat``, ``kind``, ``who``, ``text``, ``cards``, ``badge`` and ``sentence`` —
+    used alike by the table's last moves, the game log and the replay), and the templates ``<key>/table.html``, ``<key>/card.html``, ``<key>/rules_es.html`` and
     ``<key>/rules_en.html``, and the stylesheet ``static/<key>/table.css``.
     """
 

@@ -5,7 +5,7 @@ import copy
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
@@ -18,6 +18,7 @@ from cardclub.http import private_no_store
 from games import access, actions, registry
 from games.forms import NewTableForm
 from games.live_views import can_stream
+from games.log import describe_events, match_log, seat_names
 from games.models import Match, RuleVariant, Seat
 from games.present import describe_options, table_context
 
@@ -260,28 +261,31 @@ def replay(request, pk):
     match = access.finished_match_for_replay(pk)
     app = registry.get(match.game)
     engine = app.engine
-    records = list(match.moves.order_by("seq"))
+    records = list(match.moves.order_by("seq").values_list("seat", "code"))
     try:
         step = int(request.GET.get("step", len(records)))
     except ValueError:
         step = len(records)
     step = max(0, min(step, len(records)))
     state = engine.new_game(match.players, options=match.options, seed=match.seed)
-    for record in records[:step]:
-        state = engine.apply(state, record.seat, engine.parse_move(record.code))
+    for seat, code in records[:step]:
+        state = engine.apply(state, seat, engine.parse_move(code))
     data = engine.dump(state)
+    view = engine.view(state, None)
     seats = list(match.seats.all())
     context = {
         "match": match,
         "seats": seats,
-        "records": records,
+        "log": match_log(match, seats=seats, records=records),
+        "step_links": True,
         "step": step,
         "total": len(records),
-        "view": engine.view(state, None),
+        "view": view,
         "moves": [],
         "hands": [(seat, data["hands"][seat.index]) for seat in seats],
         "game_template": app.template("table.html"),
         "card_template": app.template("card.html"),
+        "last_lines": describe_events(match.game, view.get("last_moves", ()), seat_names(seats)),
         "replaying": True,
         "rules": describe_options(match.game, match.options),
         "rules_url": match.get_rules_url(),
@@ -289,6 +293,38 @@ def replay(request, pk):
     if app.present is not None:
         context.update(app.present.table_context(context["view"], [], None))
     return TemplateResponse(request, "games/replay.html", context)
+
+
+@private_no_store
+@require_GET
+def export(request, pk):
+    """A finished match as a JSON file (format: docs/match-export.md): game, house rules, seed,
+    seats, every move in order and the outcome, enough to replay it through the engine.
+
+    Only once the match is over, like the replay: while it is being played the seed would
+    deal every hidden card.
+    """
+    match = access.finished_match_for_replay(pk)
+    response = JsonResponse(match.export(), json_dumps_params={"ensure_ascii": False, "indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
+    return response
+
+
+@private_no_store
+@require_GET
+def game_log(request, pk):
+    """The whole match so far in words (public events only), for any member who may watch it.
+
+    The table's "Game log" fetches this when it is opened (htmx), and links to it without JS.
+    """
+    match = access.match_for_viewer(pk)
+    context = {
+        "match": match,
+        "log": match_log(match) if match.state is not None else [],
+        "card_template": registry.get(match.game).template("card.html"),
+    }
+    template = "games/log.html#log" if request.htmx else "games/log.html"
+    return TemplateResponse(request, template, context)
 
 
 @login_not_required

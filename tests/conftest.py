@@ -56,9 +56,15 @@ def fast_password_hashing(request):
     # The real hasher is deliberately slow; tests log in hundreds of times. Engine tests may run
     # without the Django plugin (-p no:django), so ask for `settings` only when it exists.
     if request.config.pluginmanager.hasplugin("django"):
-        request.getfixturevalue("settings").PASSWORD_HASHERS = [
-            "django.contrib.auth.hashers.MD5PasswordHasher"
-        ]
+        settings = request.getfixturevalue("settings")
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+        # Background tasks run at once, in the process that queues them (bots move when the
+        # member's move commits), with no pause between bot moves. Tests of the real worker
+        # set the database backend back.
+        settings.TASKS = {
+            "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}
+        }
+        settings.BOT_MOVE_PAUSE = 0
 
 
 @pytest.fixture(autouse=True)

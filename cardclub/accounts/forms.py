@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .models import Preferences
+from .tasks import send_password_reset
 
 User = get_user_model()
 
@@ -58,3 +61,19 @@ class ProfileForm(forms.ModelForm):
             "last_name": _("Last name"),
             "email": _("E-mail"),
         }
+
+
+class QueuedPasswordResetForm(PasswordResetForm):
+    """Django's reset form, but the worker looks the address up and sends the mail.
+
+    The request only queues the address: it does the same work whether or not a member has it,
+    so neither its answer nor its time tells a stranger which addresses belong to members.
+    """
+
+    def save(self, *, request=None, use_https=False, **options):
+        send_password_reset.enqueue(
+            email=self.cleaned_data["email"],
+            domain=request.get_host() if request is not None else "localhost",
+            use_https=use_https,
+            language=get_language() or settings.LANGUAGE_CODE,
+        )

@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from . import views
+from .forms import QueuedPasswordResetForm
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
@@ -11,7 +12,11 @@ urlpatterns = [
     path(
         "password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"
     ),
-    path("password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password/reset/",
+        auth_views.PasswordResetView.as_view(form_class=QueuedPasswordResetForm),
+        name="password_reset",
+    ),
     path(
         "password/reset/sent/",
         auth_views.PasswordResetDoneView.as_view(),

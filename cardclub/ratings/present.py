@@ -45,7 +45,8 @@ def decimal_maker(places: int = 1) -> Callable[[float], str]:
 
     def text(value: float) -> str:
         rounded = round(value, places) + 0.0  # + 0.0 turns -0.0 into 0.0
-        return f"{rounded:.{places}f}".replace(".", separator)
+        # A real minus sign, as every score on the site is written ("−3", not "-3").
+        return f"{rounded:.{places}f}".replace(".", separator).replace("-", "\u2212")
 
     return text
 
@@ -79,17 +80,18 @@ class BoardRow:
     wins: str
     last_game: str
     provisional: bool
-    position: int | None  # None for a provisional rating: it has a mark instead of a place
+    position: int  # the place on the board; a provisional rating is marked beside the name
     is_viewer: bool
 
     @property
     def place(self) -> str:
-        return "" if self.position is None else str(self.position)
+        return str(self.position)
 
 
 def board_rows(ratings: Iterable, first_position: int, viewer) -> list[BoardRow]:
-    """Number the settled ratings; provisional ones get a mark instead of a place, because a
-    place earned in a handful of games would mislead."""
+    """Number the rows of a board. Every row has its place (the board lists settled ratings
+    first); a provisional rating also gets a mark beside the name, because a place earned in a
+    handful of games may still move a lot."""
     member_url, decimal, short_date = member_url_maker(), decimal_maker(1), short_date_maker()
     return [
         BoardRow(
@@ -100,7 +102,7 @@ def board_rows(ratings: Iterable, first_position: int, viewer) -> list[BoardRow]
             wins=str(rating.wins),
             last_game=short_date(rating.last_played_at),
             provisional=rating.provisional,
-            position=None if rating.provisional else first_position + offset,
+            position=first_position + offset,
             is_viewer=rating.user_id == viewer.pk,
         )
         for offset, rating in enumerate(ratings)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from itertools import combinations
 from typing import Any, NamedTuple
@@ -880,6 +880,20 @@ def _pile_stats(pile: Sequence[str]) -> dict[str, Any]:
         "sevens": sum(1 for c in pile if c in _SEVENS),
         "siete_de_oros": SIETE_DE_OROS in pile,
     }
+
+
+def apply_logged(state: State, seat: int, move: Move) -> tuple[State, list[dict[str, Any]]]:
+    """``apply``, and the public events that this move made, in order (the lines of the log).
+
+    The state remembers only the last HISTORY events (the view's ``last_moves``); the log of a
+    whole match is built by replaying its moves through this function. Each event is in the
+    form of ``last_moves``, which every seat sees, so the log reveals nothing hidden. The move
+    is applied to the state with its recent events cleared, so that exactly the new ones are
+    left (no move makes HISTORY events), then the recent events are put back in front of them.
+    """
+    after = apply(replace(state, history=()), seat, move)
+    events = [_event_dict(e) for e in after.history]
+    return replace(after, history=(*state.history, *after.history)[-HISTORY:]), events
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ readers, and the legal moves grouped by the hand card that makes them."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from django.utils.translation import get_language, gettext_noop
@@ -22,6 +22,8 @@ RANKS = {
     9: gettext_noop("Caballo"),
     10: gettext_noop("Rey"),
 }
+# The game log groups Escoba's moves by hand (games.log).
+LOG_GROUP = "hand"
 # The figure printed in the corner of a Spanish card: 1–7, then S, C, R.
 CORNER = {8: "S", 9: "C", 10: "R"}
 
@@ -52,39 +54,72 @@ def _card(card_id: str, language: str | None) -> Mapping[str, object]:
     )
 
 
+def card_name(card_id: str) -> str:
+    """A card's name in the active language ("3 de espadas"), for messages that name a card."""
+    return card(card_id)["name"]
+
+
 def cards(card_ids, language: str | None = None) -> list[Mapping[str, object]]:
     language = language or get_language()
     return [_card(c, language) for c in card_ids]
 
 
-def event_text(event: dict) -> str:
-    """What a move did, after the name of who made it ("plays 7 de oros and takes ...").
+def _names(cards_info) -> str:
+    return ", ".join(c["name"] for c in cards_info)
 
-    Built here rather than in the template: the table lists the last ten moves on every move
-    and poll, and as template tags the sentences were a large part of drawing it. A penalty
-    names a second seat, so the template words that one itself.
+
+def describe_move(event: dict, names: Sequence[str]) -> dict:
+    """One public event (an entry of the view's ``last_moves``) in words, for the table's last
+    moves, the game log and the replay alike: the one place where a move is put into words.
+
+    ``names`` are the seats' names by seat index. The result has ``seat`` and ``who`` (who made
+    the move, or ``None``), ``text`` (what they did, a phrase in the active language that names
+    the cards), ``cards`` (the cards to draw beside it), ``badge`` (e.g. "¡Escoba!", or
+    ``None``) and ``sentence`` (``who`` and ``text`` together). Everything in the event is
+    public (captures happen face up), so this may be shown to anybody.
     """
+    language = get_language()
     kind = event["kind"]
-    taken = ", ".join(c["name"] for c in event["cards_info"])
+    played = _card(event["card"], language) if event.get("card") else None
+    taken = cards(event.get("cards") or (), language)
+    escobas = event.get("escobas") or 0
+    text = ""
+    shown = list(taken)
     if kind == "capture":
-        return _("plays %(card)s and takes") % {"card": event["card_info"]["name"]} + " " + taken
-    if kind == "lay":
-        return _("lays down %(card)s") % {"card": event["card_info"]["name"]}
-    if kind == "opening":
-        return _("takes the four opening cards")
-    if kind == "last_take":
-        return _("takes what was left on the table") + ": " + taken
-    return ""
-
-
-def _event(event: dict, language: str) -> dict:
-    info = {
-        **event,
-        "card_info": _card(event["card"], language) if event["card"] else None,
-        "cards_info": cards(event["cards"], language),
+        text = _("plays %(card)s and takes %(cards)s") % {
+            "card": played["name"],
+            "cards": _names(taken),
+        }
+        shown = [played, *taken]
+    elif kind == "lay":
+        text = _("lays down %(card)s") % {"card": played["name"]}
+        shown = [played]
+    elif kind == "penalty":
+        text = _(
+            "takes %(card)s from %(name)s as a penalty (renuncio: it could have captured), "
+            "with %(cards)s"
+        ) % {"card": played["name"], "name": names[event["from_seat"]], "cards": _names(taken)}
+        shown = [played, *taken]
+    elif kind == "opening":
+        text = _("takes the four opening cards: %(cards)s") % {"cards": _names(taken)}
+    elif kind == "last_take":
+        text = _("takes what was left on the table: %(cards)s") % {"cards": _names(taken)}
+    badge = None
+    if escobas == 1:
+        badge = _("¡Escoba!")
+    elif escobas > 1:
+        badge = _("%(n)s escobas!") % {"n": escobas}
+    seat = event.get("seat")
+    who = names[seat] if seat is not None else None
+    return {
+        "seat": seat,
+        "kind": kind,
+        "who": who,
+        "text": text,
+        "cards": shown,
+        "badge": badge,
+        "sentence": f"{who} {text}" if who else text,
     }
-    info["text"] = event_text(info)
-    return info
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -117,7 +152,6 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "table_cards": cards(table_ids, language),
         "escoba_sides": sides,
         "my_turn": bool(moves),
-        "last_events": [_event(event, language) for event in reversed(view["last_moves"])],
     }
 
 
@@ -126,29 +160,18 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
 _MOVE_KINDS = {"capture", "lay"}
 
 
-def last_move(view: dict) -> tuple[list[tuple[int | None, str]], list[str]]:
-    """What the last move did, from the view's public events: ``(seat, sentence)`` pairs and
-    the ids of the cards it played or took (for the table's "just happened" strip)."""
+def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
+    """What the last move did, from the view's public events: its events in words (by
+    ``describe_move``, as in the game log) and the ids of the cards it played or took (for the
+    table's "just happened" strip)."""
     events = view.get("last_moves") or []
     starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
     group = events[starts[-1] :] if starts else events[-1:]
-    language = get_language()
-    parts, ids = [], []
+    lines, ids = [], []
     for raw in group:
-        event = _event(raw, language)
-        if raw["kind"] == "penalty":
-            text = (
-                _("takes %(card)s as a penalty, with") % {"card": event["card_info"]["name"]}
-                + " "
-                + ", ".join(c["name"] for c in event["cards_info"])
-            )
-        else:
-            text = event["text"]
-        if raw["escobas"]:
-            text += " — " + _("¡Escoba!")
-        parts.append((raw["seat"], text))
+        lines.append(describe_move(raw, names))
         # Cards of a hand already over are back in the next deal's deck and hands: name them
         # in the sentence (that is history) but mark none of them on the new table.
         if raw["hand"] == view["hand_number"] and raw["kind"] != "last_take":
             ids.extend(([raw["card"]] if raw["card"] else []) + list(raw["cards"]))
-    return parts, ids
+    return lines, ids

@@ -9,6 +9,8 @@ from the engine's pure helpers applied to the cards on the table, which are publ
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -45,6 +47,11 @@ def card(card_id: str) -> dict:
         "colour_name": _(name),
         "name": _(card_name) % {"value": value},
     }
+
+
+def card_name(card_id: str) -> str:
+    """A card's name in the active language ("Rojo 7"), for messages that name a card."""
+    return card(card_id)["name"]
 
 
 def cards(card_ids) -> list[dict]:
@@ -107,26 +114,59 @@ def _tie_first(stone: dict, me: int) -> str | None:
     return "me" if stone["completed_first"] == me else "opp"
 
 
-def _this_round(events: list[dict], over: bool) -> list[dict]:
+def recent_events(view: dict) -> list[dict]:
     """The recent moves of the round on the table, and the end of the round before it.
 
     Cards played in an earlier round are back in the new round's deck and hands, so the list
-    stops there (the summary between rounds tells how that round ended)."""
+    stops there (the summary between rounds tells how that round ended; the game log has
+    the whole match). The table's last-moves list shows these (``games.present``)."""
+    events, over = view["last_moves"], view["phase"] == engine.OVER
     ends = [i for i, e in enumerate(events) if e["kind"] == "round_end"]
     if over and ends and ends[-1] == len(events) - 1:
         ends = ends[:-1]
     return events[ends[-1] :] if ends else events
 
 
-def _event(event: dict) -> dict:
-    out = dict(event)
-    if event.get("card"):
-        out["card_info"] = card(event["card"])
-    if "stone" in event:
-        out["number"] = event["stone"] + 1
-    if event.get("stones") is not None:
-        out["numbers"] = ", ".join(str(s + 1) for s in event["stones"])
-    return out
+def describe_move(event: dict, names: Sequence[str]) -> dict:
+    """One public event (an entry of the view's ``last_moves``) in words, for the table's last
+    moves, the game log and the replay alike: the one place where a move is put into words.
+
+    ``names`` are the seats' names by seat index. The result has ``seat`` and ``who`` (who made
+    the move, or ``None``), ``text`` (what happened, in the active language; stones numbered 1
+    to 9 as on the table), ``cards`` (cards to draw beside it), ``badge`` (or ``None``) and
+    ``sentence`` (``who`` and ``text`` together). Plays and claims are public; the card drawn
+    after a play is not, and the engine does not record it as an event.
+    """
+    kind = event["kind"]
+    shown: list[dict] = []
+    text = ""
+    if kind == "play":
+        shown = [card(event["card"])]
+        text = _("plays %(card)s on stone %(number)s") % {
+            "card": shown[0]["name"],
+            "number": event["stone"] + 1,
+        }
+    elif kind == "claim":
+        text = _("claims stone %(number)s") % {"number": event["stone"] + 1}
+    elif kind == "pass":
+        text = _("passes: no card could be played")
+    elif kind == "auto_award":
+        text = _("Nobody can play any more: stones %(stones)s go to the stronger side.") % {
+            "stones": ", ".join(str(s + 1) for s in event.get("stones") or ())
+        }
+    elif kind == "round_end":
+        text = _("wins round %(number)s") % {"number": event["round"]}
+    seat = event.get("seat")
+    who = names[seat] if seat is not None else None
+    return {
+        "seat": seat,
+        "kind": kind,
+        "who": who,
+        "text": text,
+        "cards": shown,
+        "badge": None,
+        "sentence": f"{who} {text}" if who else text,
+    }
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -193,7 +233,7 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
                 reason = _reason(st, me, view["stones"])
             if reason["state"] == "blocked":
                 reason["card_info"] = cards(reason["cards"])
-                reason["text"] = " ".join(reason["cards"])
+                reason["text"] = ", ".join(c["name"] for c in reason["card_info"])
                 blocked.append({"number": s + 1, **reason})
         stones.append(
             {
@@ -234,7 +274,6 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
         "win": win,
         "rounds": results,
         "summary": results[-1] if results and not over and fresh else None,
-        "events": [_event(e) for e in reversed(_this_round(view["last_moves"], over))],
         "legend": legend(),
     }
 
@@ -261,37 +300,22 @@ def _round_result(result: dict, me: int) -> dict:
 _MOVE_KINDS = {"play", "pass", "claim"}
 
 
-def last_move(view: dict) -> tuple[list[tuple[int | None, str]], list[str]]:
-    """What the last move did, from the view's public events: ``(seat, sentence)`` pairs and
-    the ids of the cards it placed (for the table's "just happened" strip). Draws are hidden
-    and never listed."""
+def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
+    """What the last move did, from the view's public events: its events in words (by
+    ``describe_move``, as in the game log) and the ids of the cards it placed (for the table's
+    "just happened" strip). Draws are hidden and never listed."""
     events = view.get("last_moves") or []
     starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
     group = events[starts[-1] :] if starts else events[-1:]
-    parts, ids = [], []
+    lines, ids = [], []
     for raw in group:
-        event = _event(raw)
-        kind = raw["kind"]
-        if kind == "play":
-            text = _("plays %(card)s on stone %(n)s") % {
-                "card": event["card_info"]["name"],
-                "n": event["number"],
-            }
-            ids.append(raw["card"])
-        elif kind == "claim":
-            text = _("claims stone %(n)s") % {"n": event["number"]}
-        elif kind == "pass":
-            text = _("passes: no card could be played")
-        elif kind == "auto_award":
-            text = _("Nobody can play any more: stones %(stones)s go to the stronger side.") % {
-                "stones": event["numbers"]
-            }
-        elif kind == "round_end":
-            text = _("wins round %(number)s") % {"number": raw["round"]}
-        else:
+        line = describe_move(raw, names)
+        if not line["text"]:
             continue
-        parts.append((raw.get("seat"), text))
+        lines.append(line)
+        if raw["kind"] == "play":
+            ids.append(raw["card"])
     if any(raw["kind"] == "round_end" for raw in group):
         # The round's cards went back to the deck: nothing of it is on the new board.
         ids = []
-    return parts, ids
+    return lines, ids

@@ -39,9 +39,9 @@ seat's round points minus the others' mean (plus a bonus for winning the game, i
 round). Comparing the candidates on the same deals (paired differences) removes most of the luck
 of the deal; candidates clearly worse than easy's choice are dropped as the deals come in
 (racing), and easy's choice is only left for a move that beats it by ``HARD_Z`` standard errors.
-The search stops after ``HARD_PLAYOUTS`` playouts, so that a given rng gives the same move, or
-at the ``HARD_TIME_LIMIT`` deadline (checked after every playout), whichever comes first: on a
-busy machine the deadline comes first, and the move then also depends on the machine's speed.
+The search stops after ``HARD_PLAYOUTS`` playouts, so that a given rng gives the same move on
+any machine, however busy; the ``HARD_TIME_LIMIT`` deadline (checked after every playout) is
+only a safety net far above that work's time on an idle core.
 
 A round can still go round in circles with 3-5 players, though a set scouted away now keeps its
 owner (the engine's docstring): when every show lands on the empty table and is scouted away
@@ -71,8 +71,8 @@ LEVELS = ("easy", "hard")
 # call), whichever comes first. It weighs easy's choice, its HARD_CANDIDATES next best and the
 # best of every other kind; a candidate is dropped once RACE_AFTER deals show it clearly worse
 # (2 standard errors) and chosen only if HARD_Z standard errors better than easy's choice.
-HARD_PLAYOUTS = 200
-HARD_TIME_LIMIT = 0.15
+HARD_PLAYOUTS = 600
+HARD_TIME_LIMIT = 5.0  # a safety net only: the playouts end a normal search (issue 18)
 HARD_CANDIDATES = 6
 HARD_Z = 1.0
 RACE_AFTER = 4

@@ -75,7 +75,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from games.cards import rng_for, shuffled
@@ -1151,6 +1151,20 @@ def _end_round(
 
 def _sort_key(card: int) -> tuple[str, int]:
     return (_ID[card], card)
+
+
+def apply_logged(state: State, seat: int, move: Move) -> tuple[State, list[dict[str, Any]]]:
+    """``apply``, and the public events that this move made, in order (the lines of the log).
+
+    The state remembers only the last _LAST events (the view's ``last_moves``); the log of a
+    whole match is built by replaying its moves through this function. Each event is in the
+    form of ``last_moves``, which every seat sees, so the log reveals nothing hidden. The move
+    is applied to the state with its recent events cleared, so that exactly the new ones are
+    left (no move makes _LAST events), then the recent events are put back in front of them.
+    """
+    after = apply(replace(state, last=()), seat, move)
+    events = [e.as_dict() for e in after.last]
+    return replace(after, last=(*state.last, *after.last)[-_LAST:]), events
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:

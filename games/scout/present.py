@@ -9,6 +9,8 @@ mean hundreds of buttons: :func:`scout_show_step` builds the second step for one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -29,6 +31,11 @@ def card(text: str) -> dict:
         "down": down,
         "name": _("%(up)s (other end %(down)s)") % {"up": up, "down": down},
     }
+
+
+def card_name(card_id: str) -> str:
+    """A card's name in the active language, for messages that name a card."""
+    return card(card_id)["name"]
 
 
 def cards(texts) -> list[dict]:
@@ -268,18 +275,76 @@ def _players(view: dict, seat: int | None) -> list[dict]:
     return players
 
 
-def _events(view: dict) -> list[dict]:
-    events = []
-    for entry in reversed(view["last_moves"]):
-        events.append(
-            {
-                **entry,
-                "cards_info": cards(entry["cards"]),
-                "set": describe_set(entry["cards"]) if entry["cards"] else None,
-                "scouted_info": card(entry["scouted"]) if entry["scouted"] else None,
-            }
+def describe_move(event: dict, names: Sequence[str]) -> dict:
+    """One public event (an entry of the view's ``last_moves``) in words, for the table's last
+    moves, the game log and the replay alike: the one place where a move is put into words.
+
+    ``names`` are the seats' names by seat index. The result has ``seat`` and ``who`` (who made
+    the move, or ``None``), ``text`` (what happened, in the active language), ``cards`` (cards
+    to draw beside it), ``badge`` (or ``None``) and ``sentence`` (``who`` and ``text``
+    together). A hand decision says only that it was made: whether a hand was kept or turned
+    is that player's secret, and the engine's event does not carry it.
+    """
+    kind = event["kind"]
+    shown = cards(event.get("cards") or ())
+    scouted = card(event["scouted"]) if event.get("scouted") else None
+    side = ""
+    if event.get("end") == "left":
+        side = _("from the left end")
+    elif event.get("end") == "right":
+        side = _("from the right end")
+    took = event.get("took") or 0
+    taking = ""
+    if took:
+        taking = " " + ngettext("and takes %(n)s card", "and takes %(n)s cards", took) % {"n": took}
+    kind_of_set = describe_set(event["cards"]) if event.get("cards") else None
+    set_text = f" ({kind_of_set['text']})" if kind_of_set else ""
+    text = ""
+    if kind == "round_end":
+        text = _("Round %(number)s ends.") % {"number": event["round"]}
+        if event.get("seat") is not None:
+            text += " " + _("Ended by %(name)s.") % {"name": names[event["seat"]]}
+        return {
+            "seat": event.get("seat"),
+            "kind": kind,
+            "who": None,
+            "text": text,
+            "cards": [],
+            "badge": None,
+            "sentence": text,
+        }
+    if kind == "decide":
+        text = _("has decided on their hand")
+    elif kind == "show":
+        text = _("shows %(cards)s") % {"cards": _card_names(shown)} + set_text + taking
+    elif kind == "scout":
+        text = _("scouts %(card)s %(side)s") % {"card": scouted["name"], "side": side}
+        shown = [scouted]
+    elif kind == "scout_show":
+        text = (
+            _("scouts %(card)s %(side)s, then shows %(cards)s")
+            % {"card": scouted["name"], "side": side, "cards": _card_names(shown)}
+            + set_text
+            + taking
         )
-    return events
+        shown = [scouted, *shown]
+    elif kind == "pass":
+        text = _("passes: the round ends")
+    seat = event.get("seat")
+    who = names[seat] if seat is not None else None
+    return {
+        "seat": seat,
+        "kind": kind,
+        "who": who,
+        "text": text,
+        "cards": shown,
+        "badge": None,
+        "sentence": f"{who} {text}" if who else text,
+    }
+
+
+def _card_names(shown: list[dict]) -> str:
+    return ", ".join(str(c["up"]) for c in shown)
 
 
 def signed(points: int) -> str:
@@ -375,7 +440,6 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "sc_active_set": describe_set(view["active"]) if view["active"] else None,
         "sc_players": _players(view, seat),
         "sc_waiting": [s["seat"] for s in view["seats"] if not s["decided"]],
-        "sc_events": _events(view),
         "sc_rounds": rounds,
         "sc_standings": [],
         "sc_taken_cards": cards(view["taken_cards"]),
@@ -415,42 +479,24 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
 _MOVE_KINDS = {"decide", "show", "scout", "scout_show", "pass"}
 
 
-def last_move(view: dict) -> tuple[list[tuple[int | None, str]], list[str]]:
-    """What the last move did, from the view's public events: ``(seat, sentence)`` pairs and
-    the cards it showed or scouted (for the table's "just happened" strip). A scouted card was
-    face up on the table, so naming it tells nobody anything hidden."""
+def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
+    """What the last move did, from the view's public events: its events in words (by
+    ``describe_move``, as in the game log) and the cards it showed or scouted (for the table's
+    "just happened" strip). A scouted card was face up on the table, so naming it tells nobody
+    anything hidden."""
     events = view.get("last_moves") or []
     starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
     group = events[starts[-1] :] if starts else events[-1:]
-    parts, ids = [], []
+    lines, ids = [], []
     for raw in group:
-        kind = raw["kind"]
-        shown = ", ".join(c["name"] for c in cards(raw["cards"]))
-        scouted = card(raw["scouted"])["name"] if raw["scouted"] else ""
-        end = _("from the left end") if raw["end"] == "left" else _("from the right end")
-        if kind == "decide":
-            text = _("has decided on their hand")
-        elif kind == "show":
-            text = _("shows") + " " + shown
-        elif kind == "scout":
-            text = _("scouts") + f" {scouted} {end}"
-        elif kind == "scout_show":
-            text = _("Scout & Show:") + f" {scouted} {end}, " + _("then shows") + " " + shown
-        elif kind == "pass":
-            text = _("passes: the round ends")
-        elif kind == "round_end":
-            text = _("Round %(number)s ends.") % {"number": raw["round"]}
-        else:
+        line = describe_move(raw, names)
+        if not line["text"]:
             continue
-        if kind in ("show", "scout_show") and raw["took"]:
-            text += " " + ngettext("and takes %(n)s card", "and takes %(n)s cards", raw["took"]) % {
-                "n": raw["took"]
-            }
-        parts.append((raw["seat"] if kind != "round_end" else None, text))
+        lines.append(line)
         ids.extend(raw["cards"])
         if raw["scouted"]:
             ids.append(raw["scouted"])
     if any(raw["kind"] == "round_end" for raw in group):
         # The round's cards were dealt again: nothing of it is on the new table.
         ids = []
-    return parts, ids
+    return lines, ids

@@ -36,3 +36,10 @@ def times(count):
 def my_turn_count(matches):
     """How many of the member's matches await their move (the lobby's live list)."""
     return sum(1 for match in matches if getattr(match, "my_turn", 0))
+
+
+@register.filter
+def minus(value):
+    """A number with a real minus sign ("−3", not the hyphen of "-3"), as every score is written."""
+    text = str(value)
+    return "\u2212" + text[1:] if text.startswith("-") else text

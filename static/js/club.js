@@ -1,9 +1,6 @@
 // Small progressive enhancements; every page works without this file.
-// The language selector submits itself when changed, so its button can stay hidden for mouse users.
-document.addEventListener("change", (event) => {
-  const select = event.target.closest(".lang-switch select");
-  if (select) select.form.requestSubmit();
-});
+// (The language selector does not submit itself: its "Change" button works without JavaScript,
+// and a select that also submitted on change did the same thing twice.)
 
 // A button with data-confirm asks first (the resign button); no inline handler, as the
 // Content-Security-Policy forbids them.

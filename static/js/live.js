@@ -5,11 +5,12 @@
 // "version N is committed". This file then fetches the table with the same poll URL and
 // fragment the 2-second poll always used (the table's own hx-get, ?v=<version shown>), so
 // there is one markup path. Moves that arrive in a row (bots) are shown one at a time, at
-// least STEP_MS apart. While the stream is down the page polls every POLL_MS.
+// least STEP_MS apart. While the stream is down the page polls (every POLL_MS, or the table's data-poll-ms).
 (function () {
   "use strict";
   var STEP_MS = 700;
   var POLL_MS = 2000;
+  var FALLBACK_TICK_MS = 250;
   var STUCK_MS = 10000;
 
   function initTable(wrap) {
@@ -89,10 +90,17 @@
       backlog = inFlight || timer !== null;
       pump();
     });
-    // The fallback: poll while the stream is not open (it reconnects by itself).
+    // The fallback: poll while the stream is not open (it reconnects by itself), every
+    // data-poll-ms of the table shown (shorter while a bot is to move), else every POLL_MS.
+    var lastPoll = Date.now();
     window.setInterval(function () {
-      if (!streamOpen) fetchTable();
-    }, POLL_MS);
+      if (streamOpen) return;
+      var t = table();
+      var every = (t && Number(t.dataset.pollMs)) || POLL_MS;
+      if (Date.now() - lastPoll < every) return;
+      lastPoll = Date.now();
+      fetchTable();
+    }, FALLBACK_TICK_MS);
 
     // After a swap the request's element is the old, detached table, whose events no longer
     // reach the document: the fetch is also over when the new table settles (below).

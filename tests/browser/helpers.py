@@ -29,3 +29,11 @@ def is_my_turn(page: Page) -> bool:
 
 def match_is_over(page: Page) -> bool:
     return page.locator("#table .result").count() > 0
+
+
+def wait_for_my_turn(page: Page, timeout: float = 20000) -> None:
+    """Wait until the table asks the member to move or shows the result: the bots move in the
+    worker after the member's move commits, and their moves reach the page by the poll."""
+    expect(page.locator("#table .turn-line .badge.turn, #table .result").first).to_be_visible(
+        timeout=timeout
+    )

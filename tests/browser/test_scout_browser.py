@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from games.models import Match
 
-from .helpers import log_in, table_version, wait_for_new_version
+from .helpers import log_in, table_version, wait_for_my_turn, wait_for_new_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -72,6 +72,7 @@ def test_a_member_plays_a_whole_three_player_match_against_two_easy_bots(
         match.refresh_from_db()
         if match.status != Match.Status.PLAYING:
             break
+        wait_for_my_turn(page)
         rounds_seen.add(page.locator("#table .scout").get_attribute("data-round"))
         play_scout_turn(page, used)
     match.refresh_from_db()

@@ -23,8 +23,23 @@ def start_match(game: str, users, slug: str = "standard", fillers=None) -> Match
     )
     for user in users[1:]:
         actions.join_match(match.pk, user)
+    run_bots(match)
     match.refresh_from_db()
     return match
+
+
+def run_bots(match: Match) -> int:
+    """Play the bot moves the worker would, until a member is to move; how many were played.
+
+    Inside a test's transaction nothing commits, so the bot task queued on commit never runs;
+    tests that need the bots to reply call this (or capture the on-commit callbacks).
+    """
+    played = 0
+    while True:
+        version = Match.objects.values_list("version", flat=True).get(pk=match.pk)
+        if not actions.play_bot_move(match.pk, version):
+            return played
+        played += 1
 
 
 def engine_state(match: Match):

@@ -18,7 +18,7 @@ from games import actions, push
 from games.live_asgi import LiveStreams
 from tests.servers import run_in_new_loop
 
-from .table_helpers import engine_state, post_move, start_match, variant
+from .table_helpers import engine_state, post_move, run_bots, start_match, variant
 
 pytestmark = pytest.mark.django_db
 
@@ -251,11 +251,13 @@ def test_the_table_names_the_last_move_and_marks_its_cards(alice, bob, client_fo
 
 
 def test_a_page_two_moves_behind_is_shown_each_move_as_its_own_step(alice, charlie, client_for):
-    # Against a bot the member's move and the bot's reply are two moves.
+    # Against a bot the member's move and the bot's reply (the worker's, each its own version)
+    # are two moves.
     match = start_match("schotten_totten", [alice], fillers=["easy"])
     old_version, old_moves = match.version, match.moves_played
     user, code = _mover(match)
     post_move(client_for(alice), match, code)
+    run_bots(match)
     match.refresh_from_db()
     assert match.moves_played == old_moves + 2
     poll = reverse("games:poll", args=[match.pk])

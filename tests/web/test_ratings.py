@@ -331,7 +331,8 @@ def test_the_leaderboard_lists_settled_ratings_by_rating_then_provisional_ones(
     response = alice_client.get(reverse("ratings:leaderboard", args=["scout"]))
     rows = response.context["rows"]
     assert [r.username for r in rows] == ["bob", "alice", "charlie", "dora"]
-    assert [r.position for r in rows] == [1, 2, None, None]
+    assert [r.position for r in rows] == [1, 2, 3, 4]
+    assert [r.provisional for r in rows] == [False, False, True, True]
     page = response.content.decode()
     marked = re.findall(r'data-member="(\w+)" class="provisional" data-provisional', page)
     assert marked == ["charlie", "dora"]
@@ -529,8 +530,8 @@ def test_profile_links_are_the_urls_reverse_would_give(username):
     assert pk_url_maker("games:replay")(42) == reverse("games:replay", args=[42])
 
 
-def test_ratings_are_written_with_the_languages_decimal_separator():
+def test_ratings_are_written_with_the_languages_decimal_separator_and_a_real_minus_sign():
     with translation.override("es"):
         assert decimal_maker(1)(2.46) == "2,5" and decimal_maker(1)(-0.01) == "0,0"
     with translation.override("en"):
-        assert decimal_maker(1)(-3.14) == "-3.1"
+        assert decimal_maker(1)(-3.14) == "\u22123.1"

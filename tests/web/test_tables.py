@@ -12,7 +12,14 @@ from games import actions
 from games.escoba import present
 from games.models import Match, MoveRecord, RuleVariant
 
-from .table_helpers import engine_state, hidden_cards_in, post_move, start_match, variant
+from .table_helpers import (
+    engine_state,
+    hidden_cards_in,
+    post_move,
+    run_bots,
+    start_match,
+    variant,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -356,20 +363,26 @@ def test_rules_pages_are_public_and_name_the_house_rules(client):
 
 
 @pytest.mark.parametrize("level", ["easy", "hard"])
-def test_bots_move_in_the_same_request_and_their_moves_are_listed(level, alice, client_for):
+def test_bots_reply_once_the_move_commits_each_move_its_own_version(
+    level, alice, client_for, django_capture_on_commit_callbacks
+):
     match = start_match("escoba", [alice], fillers=[level, level])
     client = client_for(alice)
     for _ in range(3):
         match.refresh_from_db()
         state = match.engine.load(match.state)
-        assert match.engine.to_move(state) == (0,), "after a request, the member is to move"
+        assert match.engine.to_move(state) == (0,), "once the bots replied, the member moves"
         move = match.engine.legal_moves(state, 0)[0]
-        response = post_move(client, match, move.code)
+        with django_capture_on_commit_callbacks(execute=True):
+            response = post_move(client, match, move.code)
         assert response.status_code == 200
+        # The page answers with the member's own move; the bots move after it, one version each.
+        assert response.context["match"].version == match.version + 1
+        assert Match.objects.get(pk=match.pk).version == match.version + 3
     records = list(MoveRecord.objects.filter(match=match).values_list("seat", flat=True))
-    assert set(records) == {0, 1, 2}
-    events = response.context["last_events"]
-    assert {e["seat"] for e in events} >= {1, 2}
+    assert records[-9:] == [0, 1, 2] * 3
+    page = client.get(reverse("games:match", args=[match.pk]))
+    assert {e["seat"] for e in page.context["last_lines"]} >= {1, 2}
 
 
 def test_a_table_filled_with_bots_starts_at_once_unrated(alice):
@@ -377,6 +390,8 @@ def test_a_table_filled_with_bots_starts_at_once_unrated(alice):
     match.refresh_from_db()
     assert match.status == Match.Status.PLAYING
     assert match.rated is False
+    run_bots(match)  # the worker's part, when a bot is first to play
+    match.refresh_from_db()
     seat = match.engine.to_move(match.engine.load(match.state))
     assert seat == (0,)
 

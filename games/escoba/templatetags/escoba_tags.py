@@ -25,6 +25,12 @@ def _suit_svg(suit: str) -> str:
     return mark_safe(render_to_string("escoba/suit.svg", {"suit": suit}).strip())  # noqa: S308
 
 
+@functools.cache
+def _figure_svg(rank: int) -> str:
+    # The sota, caballo and rey: one drawing each, rendered once per process.
+    return mark_safe(render_to_string("escoba/figure.svg", {"rank": rank}).strip())  # noqa: S308
+
+
 @register.simple_tag
 def escoba_card_html(card, small=False):
     """One Spanish card as HTML (``card``: an id like "7o" or a dict from ``present.card``).
@@ -33,10 +39,18 @@ def escoba_card_html(card, small=False):
     and poll, and the includes were the largest part of the time to draw it.
     """
     c = escoba_card(card)
+    # A figure card shows its figure holding a small suit sign; the others, the suit sign.
+    picture = _suit_svg(c["suit"])
+    if c["face"]:
+        picture = format_html(
+            '<span class="figure-box">{}<span class="figure-suit">{}</span></span>',
+            _figure_svg(c["value"]),
+            picture,
+        )
     return format_html(
         '<span class="ecard suit-{suit}{small}{face}" role="img" aria-label="{name}" title="{name}"'
         ' data-card="{id}">'
-        '<span class="corner" aria-hidden="true">{corner}</span>{svg}'
+        '<span class="corner" aria-hidden="true">{corner}</span>{picture}'
         '<span class="value" aria-hidden="true">{value}</span></span>',
         suit=c["suit"],
         id=c["id"],
@@ -44,7 +58,7 @@ def escoba_card_html(card, small=False):
         face=" face" if c["face"] else "",
         name=c["name"],
         corner=c["corner"],
-        svg=_suit_svg(c["suit"]),
+        picture=picture,
         value=c["value"],
     )
 

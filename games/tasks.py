@@ -1,0 +1,81 @@
+"""Background work of the tables, on Django's tasks framework (the ``django-tasks`` backport).
+
+- :func:`play_bot_move` and :func:`commit_bot_move`: one bot move, chosen at once and committed
+  as its own version after a short pause; its commit queues the next one, so a member's page
+  (and every other page of the match) sees each bot move as a step.
+- :func:`finish_stuck_bot_turns`: a periodic sweep that hands back to the worker any playing
+  match left waiting on a bot (a worker killed mid-way, a queue lost), so nothing stays stuck.
+
+Every task re-checks everything under the match's lock, like a request: run twice, run by two
+workers at once or cut off half-way, it never makes a move twice nor loses one.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+from django_tasks import task
+
+from games import actions
+from games.models import Match, Seat
+
+# Bot moves go before mail and sweeps: a member is watching the table.
+BOT_PRIORITY = 10
+
+
+@task(priority=BOT_PRIORITY)
+def play_bot_move(match_id: int, version: int) -> bool:
+    """The awaited bot's move at ``version``: chosen at once, written when the pause since the
+    previous move is over (``BOT_MOVE_PAUSE``). The bot thinks during the pause, so a slow
+    search or a busy machine does not add to it; and the pause is a delay in the queue, not a
+    sleep, so the worker serves other tables meanwhile. ``False`` if there was nothing to do."""
+    chosen = actions.choose_bot_move(match_id, version)
+    if chosen is None:
+        return False
+    wait = (chosen.not_before - timezone.now()).total_seconds()
+    if wait > 0:
+        if commit_bot_move.get_backend().supports_defer:
+            commit_bot_move.using(run_after=chosen.not_before).enqueue(
+                match_id, version, chosen.seat, chosen.code
+            )
+            return True
+        # A backend that cannot run a task later gets the human-like pause here instead.
+        time.sleep(wait)
+    return actions.commit_bot_move(match_id, version, chosen.seat, chosen.code)
+
+
+@task(priority=BOT_PRIORITY)
+def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
+    """Write the move a bot chose (see :func:`actions.commit_bot_move`): nothing if the match
+    moved on meanwhile."""
+    return actions.commit_bot_move(match_id, version, seat, code)
+
+
+def queue_bot_move(match_id: int, version: int) -> None:
+    """Have the worker play the bot move of ``version`` (queued once that version commits)."""
+    play_bot_move.enqueue(match_id, version)
+
+
+@task()
+def finish_stuck_bot_turns() -> int:
+    """Queue a bot move for every playing match whose bot has been awaited for longer than
+    ``BOT_STUCK_AFTER`` seconds; returns how many. Harmless when a move is queued already: only
+    one of two tasks for the same version moves."""
+    cutoff = timezone.now() - timedelta(seconds=settings.BOT_STUCK_AFTER)
+    stuck = (
+        Match.objects.filter(
+            status=Match.Status.PLAYING,
+            updated_at__lt=cutoff,
+            pk__in=Seat.objects.filter(to_move=True).exclude(bot_level="").values("match_id"),
+        )
+        .order_by("pk")
+        .values_list("pk", "version")
+    )
+    count = 0
+    for match_id, version in stuck:
+        queue_bot_move(match_id, version)
+        count += 1
+    return count
