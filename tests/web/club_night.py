@@ -16,16 +16,17 @@ from django.urls import reverse
 from games import actions, registry
 from games.models import Match
 
-from .table_helpers import start_match, variant
+from .table_helpers import run_bots, start_match, variant
 
 
 def play(match: Match, users, moves: int | None = None, seed: int = 1) -> Match:
-    """Play random legal moves for the members at ``match`` (bots answer by themselves), until
-    the match is over or ``moves`` member moves were made."""
+    """Play random legal moves for the members at ``match``, and the bots' replies as the worker
+    would, until the match is over or ``moves`` member moves were made."""
     rng = random.Random(seed)
     by_seat = {seat.index: seat.user for seat in match.seats.all() if seat.user_id}
     made = 0
     while moves is None or made < moves:
+        run_bots(match)
         match.refresh_from_db()
         if match.status != Match.Status.PLAYING:
             break
