@@ -47,13 +47,18 @@ def escoba_card_html(card, small=False):
             _figure_svg(c["value"]),
             picture,
         )
+    # Only full-size cards (those lying on the table) carry their id, for live.js to mark the
+    # last move's cards. Small ones are drawn in the move lines too, where a card of a hand
+    # already over is now in somebody's hand or the deck: its id there would say nothing true
+    # and only look like a leak.
+    data = format_html(' data-card="{}"', c["id"]) if not small else ""
     return format_html(
         '<span class="ecard suit-{suit}{small}{face}" role="img" aria-label="{name}" title="{name}"'
-        ' data-card="{id}">'
+        "{data}>"
         '<span class="corner" aria-hidden="true">{corner}</span>{picture}'
         '<span class="value" aria-hidden="true">{value}</span></span>',
         suit=c["suit"],
-        id=c["id"],
+        data=data,
         small=" small" if small else "",
         face=" face" if c["face"] else "",
         name=c["name"],
