@@ -43,7 +43,7 @@
 
     // A member's own move (a form inside the table posting to it) and a fetch of the table must
     // not cross: the later answer would be swapped into the table the first one already
-    // replaced, detached from the page. So a post drops the answer of a fetch in flight, and no fetch
+    // replaced, detached from the page. So a post cancels a fetch in flight, and no fetch
     // starts while a post is pending.
     var posting = false;
     document.addEventListener("htmx:beforeRequest", function (event) {
@@ -51,8 +51,7 @@
       var t = table();
       if (!t || !elt || elt === t || !t.contains(elt)) return;
       posting = true;
-      // A fetch already in flight runs to its end and its answer is dropped (htmx:beforeSwap
-      // below): aborting it instead makes htmx log an error on the console.
+      if (inFlight) htmx.trigger(t, "htmx:abort");
     });
 
     function fetchTable() {
@@ -116,13 +115,7 @@
 
     document.addEventListener("htmx:beforeSwap", function (event) {
       var target = event.detail.target;
-      if (!target || target.id !== "table") return;
-      var elt = event.detail.elt;
-      if (posting && elt && elt.id === "table") {
-        event.detail.shouldSwap = false; // a fetch answered while the member's own move is on its way
-        return;
-      }
-      focusKey = describeFocus(target);
+      if (target && target.id === "table") focusKey = describeFocus(target);
     });
 
     document.addEventListener("htmx:afterSettle", function () {

@@ -75,6 +75,11 @@ def watch_context(context, problems: list[str]) -> None:
         # nothing of the policy's, nor of ours.
         if (message.location or {}).get("url", "").endswith("/favicon.ico"):
             return
+        # The live table aborts its own fetch when the member moves (static/js/live.js), and htmx
+        # logs every abort as an error event; a failed request still shows as responseError or
+        # sendError.
+        if message.text in ("htmx:afterRequest", "htmx:sendAbort"):
+            return
         if message.type == "error":
             problems.append(
                 f"console error on {message.page.url if message.page else '?'}: {message.text}"
