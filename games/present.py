@@ -118,3 +118,19 @@ def just_happened(present, view: dict, seats) -> dict | None:
         "ids": " ".join(ids),
         "seat": lines[0]["seat"],
     }
+
+
+def move_line(event: dict, names, kind: str, text: str, cards, badge=None) -> dict:
+    """One move in words, as every game's ``describe_move`` returns it: who did what, the
+    cards it showed, a badge, and the whole sentence (read out by the table's live region)."""
+    seat = event.get("seat")
+    who = names[seat] if seat is not None else None
+    return {
+        "seat": seat,
+        "kind": kind,
+        "who": who,
+        "text": text,
+        "cards": cards,
+        "badge": badge,
+        "sentence": f"{who} {text}" if who else text,
+    }

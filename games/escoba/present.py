@@ -10,6 +10,8 @@ from types import MappingProxyType
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
+from games.present import move_line
+
 SUITS = {
     "o": gettext_noop("oros"),
     "c": gettext_noop("copas"),
@@ -109,17 +111,7 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
         badge = _("¡Escoba!")
     elif escobas > 1:
         badge = _("%(n)s escobas!") % {"n": escobas}
-    seat = event.get("seat")
-    who = names[seat] if seat is not None else None
-    return {
-        "seat": seat,
-        "kind": kind,
-        "who": who,
-        "text": text,
-        "cards": shown,
-        "badge": badge,
-        "sentence": f"{who} {text}" if who else text,
-    }
+    return move_line(event, names, kind, text, shown, badge)
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:

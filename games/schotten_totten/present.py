@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from games.present import move_line
 from games.schotten_totten import engine
 
 # Colour letter -> (colour name, card name, symbol). The symbol is drawn on every card so that
@@ -156,17 +157,7 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
         }
     elif kind == "round_end":
         text = _("wins round %(number)s") % {"number": event["round"]}
-    seat = event.get("seat")
-    who = names[seat] if seat is not None else None
-    return {
-        "seat": seat,
-        "kind": kind,
-        "who": who,
-        "text": text,
-        "cards": shown,
-        "badge": None,
-        "sentence": f"{who} {text}" if who else text,
-    }
+    return move_line(event, names, kind, text, shown, None)
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:

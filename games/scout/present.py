@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.present import move_line
 from games.scout import engine
 
 ENDS = ("L", "R")
@@ -330,17 +331,7 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
         shown = [scouted, *shown]
     elif kind == "pass":
         text = _("passes: the round ends")
-    seat = event.get("seat")
-    who = names[seat] if seat is not None else None
-    return {
-        "seat": seat,
-        "kind": kind,
-        "who": who,
-        "text": text,
-        "cards": shown,
-        "badge": None,
-        "sentence": f"{who} {text}" if who else text,
-    }
+    return move_line(event, names, kind, text, shown, None)
 
 
 def _card_names(shown: list[dict]) -> str:
