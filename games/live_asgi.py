@@ -63,7 +63,7 @@ class LiveStreams:
         hub = push.hub()
         if name == "live":
             # Subscribe before reading the version: a commit in between is heard, not lost.
-            sub = hub.subscribe(f"m:{match_id}")
+            sub = hub.subscribe(f"m:{match_id}", push.table_key(match_id), push.member_key(user_id))
             version = (
                 await Match.objects.filter(pk=match_id).values_list("version", flat=True).afirst()
             )
@@ -71,12 +71,12 @@ class LiveStreams:
                 sub.close()
                 await _plain(send, 404)
                 return
-            first, event = push.sse_head("version", version), "version"
+            first = push.sse_head("version", version)
         else:
-            sub = hub.subscribe(f"u:{user_id}")
-            first, event = push.sse_head("mine", None), "mine"
+            sub = hub.subscribe(f"u:{user_id}", push.member_key(user_id))
+            first = push.sse_head("mine", None)
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-        writer = asyncio.ensure_future(_write(send, sub, event, first))
+        writer = asyncio.ensure_future(_write(send, sub, first))
         listener = asyncio.ensure_future(_until_disconnect(receive))
         try:
             await asyncio.wait({writer, listener}, return_when=asyncio.FIRST_COMPLETED)
@@ -146,12 +146,11 @@ async def _plain(send, status: int) -> None:
     await send({"type": "http.response.body", "body": b""})
 
 
-async def _write(send, sub: push.Subscription, event: str, first: str) -> None:
+async def _write(send, sub: push.Subscription, first: str) -> None:
     keepalive = settings.PUSH_KEEPALIVE_SECONDS
     await send({"type": "http.response.body", "body": first.encode(), "more_body": True})
     while True:
-        version = await sub.wait(keepalive)
-        chunk = ": keepalive\n\n" if version is None else push.sse_event(event, version)
+        chunk = push.sse_events(await sub.wait(keepalive))
         await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
 
 

@@ -37,8 +37,7 @@ def _sse(sub: push.Subscription, event: str, first: int | None):
         try:
             yield push.sse_head(event, first)
             while True:
-                version = await sub.wait(keepalive)
-                yield ": keepalive\n\n" if version is None else push.sse_event(event, version)
+                yield push.sse_events(await sub.wait(keepalive))
         finally:
             sub.close()
 
@@ -56,7 +55,11 @@ async def match_stream(request, pk):
     if not can_stream(request):
         return HttpResponse(status=204)
     # Subscribe before reading the version: a commit in between is then heard, not lost.
-    sub = push.hub().subscribe(f"m:{pk}")
+    user = await request.auser()
+    keys = [f"m:{pk}", push.table_key(pk)]
+    if user.is_authenticated:
+        keys.append(push.member_key(user.pk))
+    sub = push.hub().subscribe(*keys)
     try:
         version = await Match.objects.filter(pk=pk).values_list("version", flat=True).afirst()
     except BaseException:
@@ -74,5 +77,5 @@ async def my_matches_stream(request):
     if not can_stream(request):
         return HttpResponse(status=204)
     user = await request.auser()
-    sub = push.hub().subscribe(f"u:{user.pk}")
+    sub = push.hub().subscribe(f"u:{user.pk}", push.member_key(user.pk))
     return _sse(sub, "mine", None)

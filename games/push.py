@@ -13,9 +13,16 @@ One publisher API and one subscriber per process:
   streams.
 
 The message is small JSON: ``{"m": match id, "v": version, "u": [ids of seated members]}``.
-Pages subscribe to ``m:<id>`` (a table) or ``u:<id>`` (a member's lobby list). The message
-carries no card and no state: a page that hears of a version fetches its own fragment, drawn
-for its own seat, exactly as a poll does.
+Pages subscribe to ``m:<id>`` (a table, event ``version``) or ``u:<id>`` (a member's lobby list,
+event ``mine``). The message carries no card and no state: a page that hears of a version
+fetches its own fragment, drawn for its own seat, exactly as a poll does.
+
+Other news rides on the same streams, so a page holds one connection whatever it shows:
+:func:`publish_event` sends ``{"k": [keys], "e": event, "v": number}``, which wakes every stream
+subscribed to one of the keys with that event. A table's stream also listens to ``t:<id>``
+(news of the table that is not a move, e.g. its chat) and every member's stream to ``n:<id>``
+(the member's own news, e.g. the notifications bell). Like a version, the number only says
+"something changed, fetch it": never what.
 
 Backends (``PUSH_BACKEND``):
 
@@ -62,6 +69,39 @@ def message(match_id: int, version: int, members=()) -> bytes:
         {"m": match_id, "v": version, "u": sorted({m for m in members if m})},
         separators=(",", ":"),
     ).encode()
+
+
+def event_message(keys, event: str, value: int) -> bytes:
+    return json.dumps(
+        {"k": sorted(set(keys)), "e": event, "v": int(value)}, separators=(",", ":")
+    ).encode()
+
+
+def publish_event(keys, event: str, value: int) -> None:
+    """Wake the streams subscribed to any of ``keys`` with ``event`` carrying ``value`` (a
+    counter or an id: never content). Never raises, like :func:`announce`."""
+    try:
+        backend().publish(event_message(keys, event, value))
+    except Exception:
+        logger.warning("push: could not publish %s to %s", event, keys, exc_info=True)
+
+
+def publish_event_on_commit(keys, event: str, value: int) -> None:
+    """:func:`publish_event` once the surrounding transaction commits (never on a rollback)."""
+    if _backend_name() == "off":
+        return
+    keys = list(keys)
+    transaction.on_commit(lambda: publish_event(keys, event, value))
+
+
+def table_key(match_id: int) -> str:
+    """The key of a table's news that is not a new version (e.g. its chat)."""
+    return f"t:{match_id}"
+
+
+def member_key(user_id: int) -> str:
+    """The key of a member's own news (e.g. the notifications bell), heard on every stream."""
+    return f"n:{user_id}"
 
 
 def _prefetched_members(match) -> list[int] | None:
@@ -118,6 +158,13 @@ RETRY_MS = 2000
 
 def sse_event(event: str, version) -> str:
     return f"event: {event}\ndata: {version}\n\n"
+
+
+def sse_events(pending: dict[str, int] | None) -> str:
+    """What a stream writes after waiting: each event heard, or a keepalive comment."""
+    if not pending:
+        return ": keepalive\n\n"
+    return "".join(sse_event(event, value) for event, value in pending.items())
 
 
 def sse_head(event: str, version) -> str:
@@ -308,33 +355,35 @@ class _Off:
 
 
 class Subscription:
-    """One open stream's mailbox: the newest version heard, and an event to wake it.
+    """One open stream's mailbox: per event, the newest number heard, and an event to wake it.
 
-    Versions coalesce: a stream that is slow to write hears only the newest one, which is all
-    a page needs (it fetches the table as it is now).
+    Numbers coalesce: a stream that is slow to write hears only the newest one of each event,
+    which is all a page needs (it fetches the table, the chat, the bell as they are now).
     """
 
-    __slots__ = ("hub", "keys", "version", "_event")
+    __slots__ = ("hub", "keys", "pending", "_event")
 
     def __init__(self, hub: Hub, keys: tuple[str, ...]):
         self.hub, self.keys = hub, keys
-        self.version: int | None = None
+        self.pending: dict[str, int] = {}
         self._event = asyncio.Event()
 
-    def put(self, version: int) -> None:
-        if self.version is None or version > self.version:
-            self.version = version
+    def put(self, version: int, event: str = "version") -> None:
+        current = self.pending.get(event)
+        if current is None or version > current:
+            self.pending[event] = version
         self._event.set()
 
-    async def wait(self, timeout: float) -> int | None:
-        """The newest version heard since the last call, or ``None`` after ``timeout``."""
+    async def wait(self, timeout: float) -> dict[str, int] | None:
+        """The newest number of each event heard since the last call (in the order first
+        heard), or ``None`` after ``timeout``."""
         try:
             await asyncio.wait_for(self._event.wait(), timeout)
         except TimeoutError:
             return None
         self._event.clear()
-        version, self.version = self.version, None
-        return version
+        pending, self.pending = self.pending, {}
+        return pending
 
     def close(self) -> None:
         self.hub.unsubscribe(self)
@@ -373,15 +422,22 @@ class Hub:
     def deliver(self, data: bytes) -> None:
         try:
             item = json.loads(data)
-            keys = [f"m:{int(item['m'])}", *(f"u:{int(u)}" for u in item.get("u", ()))]
             version = int(item["v"])
-        except (ValueError, KeyError, TypeError):
+            if "k" in item:
+                event = str(item["e"])
+                targets = [(str(key), event) for key in item["k"]]
+            else:
+                targets = [
+                    (f"m:{int(item['m'])}", "version"),
+                    *((f"u:{int(u)}", "mine") for u in item.get("u", ())),
+                ]
+        except (ValueError, KeyError, TypeError, AttributeError):
             logger.warning("push: ignored a malformed message %r", data[:200])
             return
         self.delivered += 1
-        for key in keys:
+        for key, event in targets:
             for sub in self.streams.get(key, ()):
-                sub.put(version)
+                sub.put(version, event)
 
     def start(self) -> None:
         if self._task is None or self._task.done():

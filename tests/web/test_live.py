@@ -125,13 +125,38 @@ def test_the_hub_wakes_the_streams_of_the_match_and_of_its_members_only():
         hub.deliver(push.message(7, 4, [3, 5]))
         hub.deliver(push.message(7, 5, [3, 5]))  # two in a row: the stream hears the newest
         hub.deliver(b"not json")
-        assert await table.wait(0.1) == 5
-        assert await lobby.wait(0.1) == 5
+        assert await table.wait(0.1) == {"version": 5}
+        assert await lobby.wait(0.1) == {"mine": 5}
         assert await other.wait(0.05) is None
         table.close()
         assert "m:7" not in hub.streams
 
     run_in_new_loop(scenario())
+
+
+def test_other_news_wakes_only_the_streams_of_its_keys_with_its_own_event():
+    async def scenario():
+        hub = push.Hub(asyncio.get_running_loop())
+        table = hub.subscribe("m:7", push.table_key(7), push.member_key(3))
+        lobby = hub.subscribe("u:3", push.member_key(3))
+        stranger = hub.subscribe("m:8", push.table_key(8), push.member_key(4))
+        hub.deliver(push.event_message([push.table_key(7)], "chat", 2))
+        hub.deliver(push.message(7, 9, [3]))
+        hub.deliver(push.event_message([push.member_key(3)], "bell", 1))
+        hub.deliver(push.event_message([push.member_key(3)], "bell", 4))
+        hub.deliver(b'{"k": 5, "e": "bell", "v": 1}')  # keys that are no list: ignored
+        assert await table.wait(0.1) == {"chat": 2, "version": 9, "bell": 4}
+        assert await lobby.wait(0.1) == {"mine": 9, "bell": 4}
+        assert await stranger.wait(0.05) is None
+
+    run_in_new_loop(scenario())
+
+
+def test_a_stream_writes_every_event_it_heard_or_a_keepalive():
+    assert push.sse_events(None) == ": keepalive\n\n"
+    assert push.sse_events({"version": 3, "chat": 1}) == (
+        "event: version\ndata: 3\n\nevent: chat\ndata: 1\n\n"
+    )
 
 
 def test_the_local_backend_carries_a_message_from_another_thread_to_the_listener(tmp_path):
