@@ -22,6 +22,7 @@ from games import registry
 from games.engine import InvalidOptions
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
+BOT_LEVEL_NAMES = dict(BOT_LEVELS)
 
 
 def new_seed() -> int:
@@ -337,12 +338,23 @@ class Seat(models.Model):
 
     @property
     def display_name(self) -> str:
+        # A table names every seat dozens of times per render (Scout's lists, the log): the
+        # name is worked out once per seat object and language, not once per mention.
+        # Keyed on who sits there too, so a seat that is joined or left is named anew.
+        key = (get_language(), self.user_id, self.bot_level)
+        names = self.__dict__.setdefault("_display_names", {})
+        name = names.get(key)
+        if name is None:
+            name = names[key] = self._display_name()
+        return name
+
+    def _display_name(self) -> str:
         if self.user_id:
             return self.user.get_username()
         if self.bot_level:
             # Two bots of one level at a table must still be told apart.
             return _("%(bot)s %(number)s") % {
-                "bot": self.get_bot_level_display(),
+                "bot": BOT_LEVEL_NAMES.get(self.bot_level, self.bot_level),
                 "number": self.index + 1,
             }
         return str(_("free seat"))
