@@ -60,6 +60,11 @@ class RuleVariantForm(forms.ModelForm):
             "active",
             "rated",
             "ordering",
+            # The clock is a house rule of the table, validated by the model (clock_errors).
+            "clock",
+            "clock_minutes",
+            "clock_increment",
+            "clock_days",
         ]
 
     def __init__(self, *args, games=None, **kwargs):
@@ -103,7 +108,16 @@ class RuleVariantForm(forms.ModelForm):
 @admin.register(RuleVariant)
 class RuleVariantAdmin(admin.ModelAdmin):
     form = RuleVariantForm
-    list_display = ["name_es", "name_en", "game", "active", "rated", "options_summary", "used_by"]
+    list_display = [
+        "name_es",
+        "name_en",
+        "game",
+        "active",
+        "rated",
+        "clock",
+        "options_summary",
+        "used_by",
+    ]
     list_filter = ["game", "active", "rated"]
     list_editable = ["active", "rated"]
     search_fields = ["name_es", "name_en", "slug"]
@@ -155,6 +169,19 @@ class RuleVariantAdmin(admin.ModelAdmin):
                 },
             )
         ]
+        fieldsets.append(
+            (
+                _("Clock"),
+                {
+                    "fields": ["clock", ("clock_minutes", "clock_increment"), "clock_days"],
+                    "description": _(
+                        "Live: minutes per member for the whole match, plus seconds added after "
+                        "each move. Correspondence: days for each move. A member out of time "
+                        "loses on time."
+                    ),
+                },
+            )
+        )
         titles = dict(registry.choices())
         for key in games:
             names = [field_name(key, opt) for opt in registry.engine(key).OPTIONS]
@@ -260,7 +287,7 @@ HIDDEN = _("hidden until the match is over")
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
-    fields = ["index", "user", "bot_level", "to_move", "resigned", "score", "rank"]
+    fields = ["index", "user", "bot_level", "to_move", "resigned", "timed_out", "score", "rank"]
     readonly_fields = fields
     can_delete = False
 
@@ -278,6 +305,11 @@ class MatchAdmin(HidesLiveSecrets, admin.ModelAdmin):
         "players",
         "status",
         "rated",
+        "clock",
+        "clock_minutes",
+        "clock_increment",
+        "clock_days",
+        "clock_deadline",
         "version",
         "created_by",
         "created_at",
