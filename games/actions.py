@@ -274,7 +274,7 @@ def _play_move(match_id: int, user, code: str, expected_version: int | None) -> 
     records = [MoveRecord(match=match, seq=0, seat=seat.index, code=move.code)]
     match.version += 1
     _log(match, records)
-    _store(match, seats, state, mover=seat.index, now=now)
+    _store(match, seats, state, seat.index, now)
     _hand_to_bots(match, seats, state)
     return MoveResult(match=match, moves_made=len(records), state=state)
 
@@ -420,7 +420,7 @@ def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
     state = engine.apply(state, seat, engine.parse_move(code))
     match.version += 1
     _log(match, [MoveRecord(match=match, seq=0, seat=seat, code=code)])
-    _store(match, seats, state, mover=seat, now=now)
+    _store(match, seats, state, seat, now)
     _hand_to_bots(match, seats, state)
     return True
 

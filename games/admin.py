@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games import registry
 from games.engine import InvalidOptions
-from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+from games.models import Clock, Match, MoveRecord, RuleVariant, Seat, translate_engine_error
 
 OPTION_PREFIX = "opt__"
 
@@ -70,6 +70,11 @@ class RuleVariantForm(forms.ModelForm):
     def __init__(self, *args, games=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.option_games = games or list(registry.game_keys())
+        # No clock unless the admin sets one (a form posted without the clock fields, e.g. by
+        # older tools, keeps today's behaviour).
+        for name in ("clock", "clock_increment"):
+            if name in self.fields:
+                self.fields[name].required = False
         current = self.instance.options if self.instance.pk else {}
         for game in self.option_games:
             for opt in registry.engine(game).OPTIONS:
@@ -80,6 +85,10 @@ class RuleVariantForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        if "clock" in self.fields and not cleaned.get("clock"):
+            cleaned["clock"] = Clock.NONE
+        if "clock_increment" in self.fields and cleaned.get("clock_increment") is None:
+            cleaned["clock_increment"] = 0
         game = cleaned.get("game") or self.instance.game
         if not registry.is_game(game):
             return cleaned
