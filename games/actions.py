@@ -503,7 +503,8 @@ def resign(match_id: int, user) -> Match:
     losers = {s.index for s in seats if s.index % 2 == seat.index % 2} if pairs else {seat.index}
     for other in seats:
         other.to_move = False
-        other.rank = 2 if other.index in losers else 1
+        # A member who lost on time earlier (a bot played on for them) loses with the resigner.
+        other.rank = 2 if other.index in losers or other.timed_out else 1
         other.score = None
     seat.resigned = True
     Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned"])
