@@ -506,3 +506,34 @@ def test_the_admin_refuses_bad_clock_settings_with_a_message(admin_client, bad):
     assert response.status_code == 200
     assert response.context["adminform"].form.errors
     assert not RuleVariant.objects.filter(slug="reloj").exists()
+
+
+def test_a_league_fixture_lost_on_time_counts_in_the_standings(frozen, make_member, client_for):
+    from datetime import date
+
+    from cardclub.leagues import actions as league_actions
+    from cardclub.leagues.models import Fixture, League, Season
+
+    correspondence(game="schotten_totten", days=1)
+    league = League.objects.create(
+        name="Liga", game="schotten_totten", variant=variant("schotten_totten")
+    )
+    season = Season.objects.create(league=league, name="2026", starts_on=date.today())
+    ana, ben = make_member("ana"), make_member("ben")
+    for member in (ana, ben):
+        season.add_player(member)
+    season.generate_fixtures()
+    fixture = Fixture.objects.filter(round__season=season).first()
+    fixture = league_actions.start_fixture(fixture.pk, ana)
+    match = fixture.match
+    assert match.clock == Clock.CORRESPONDENCE
+    late, _state = mover(match)
+    frozen.advance(days=1, seconds=1)
+    assert tasks.sweep_clocks.call() == 1
+    fixture.refresh_from_db()
+    assert fixture.status == Fixture.Status.PLAYED
+    page = client_for(ana).get(reverse("leagues:season", args=[season.pk]))
+    table = {row.name: row for row in page.context["standings"]}
+    loser, winner = match.seats.get(index=late).user, match.seats.get(index=1 - late).user
+    assert (table[winner.username].points, table[winner.username].won) == (3, 1)
+    assert (table[loser.username].points, table[loser.username].lost) == (0, 1)
