@@ -537,3 +537,72 @@ def test_a_league_fixture_lost_on_time_counts_in_the_standings(frozen, make_memb
     loser, winner = match.seats.get(index=late).user, match.seats.get(index=1 - late).user
     assert (table[winner.username].points, table[winner.username].won) == (3, 1)
     assert (table[loser.username].points, table[loser.username].lost) == (0, 1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_sweeps_and_the_late_move_at_the_same_instant_end_the_match_once(
+    alice, bob, client_for
+):
+    import threading
+
+    from django.db import connection
+
+    live(minutes=1, increment=0)
+    match = start_match("escoba", [alice, bob])
+    late, state = mover(match)
+    code = match.engine.legal_moves(state, late)[0].code
+    Match.objects.filter(pk=match.pk).update(
+        clock_turn_started=timezone.now() - timedelta(minutes=2),
+        clock_deadline=timezone.now() - timedelta(minutes=1),
+    )
+    before = match.version
+    client = client_for([alice, bob][late])
+    barrier = threading.Barrier(3)
+    outcomes = []
+
+    def run(job):
+        barrier.wait()
+        try:
+            outcomes.append(job())
+        finally:
+            connection.close()
+
+    jobs = [
+        tasks.sweep_clocks.call,
+        tasks.sweep_clocks.call,
+        lambda: post_move(client, match, code).status_code,
+    ]
+    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(outcomes) == 3 and 200 in outcomes
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert match.version == before + 1  # the time-out alone, applied once
+    assert match.moves_played == 0
+    assert MatchResult.objects.filter(match_id=match.pk).count() == 2
+    assert Rating.objects.filter(game="escoba", games=1).count() == 2
+
+
+def test_seats_deciding_at_once_each_run_on_their_own_time(frozen, make_member):
+    live(game="scout", minutes=5, increment=2)
+    users = [make_member(name) for name in ("ana", "ben", "cora")]
+    match = start_match("scout", users)
+    state = engine_state(match)
+    assert set(match.engine.to_move(state)) == {0, 1, 2}  # keep or rotate, all at once
+    start = frozen.now
+    for seat, wait in ((0, 10), (1, 10)):
+        frozen.advance(seconds=wait)
+        state = engine_state(match)
+        code = match.engine.legal_moves(state, seat)[0].code
+        actions.play_move(match.pk, users[seat], code, match.version)
+        match.refresh_from_db()
+    assert match.clock_left[0] == 5 * MINUTE - 10_000 + 2000
+    assert match.clock_left[1] == 5 * MINUTE - 20_000 + 2000
+    # Cora is still deciding: her time has run since the start, whatever the others did.
+    assert match.clock_left[2] == 5 * MINUTE - 20_000
+    assert match.clock_deadline == start + timedelta(minutes=5)
+    shown = match.clock_seats(frozen.now + timedelta(seconds=5))
+    assert shown[2] == {**shown[2], "ms": 5 * MINUTE - 25_000, "running": True}
