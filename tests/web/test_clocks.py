@@ -606,3 +606,15 @@ def test_seats_deciding_at_once_each_run_on_their_own_time(frozen, make_member):
     assert match.clock_deadline == start + timedelta(minutes=5)
     shown = match.clock_seats(frozen.now + timedelta(seconds=5))
     assert shown[2] == {**shown[2], "ms": 5 * MINUTE - 25_000, "running": True}
+
+
+def test_the_admin_shows_the_clock_fields_and_a_matchs_clock(admin_client, alice, bob):
+    page = admin_client.get(reverse("admin:games_rulevariant_add"), {"game": "escoba"})
+    form = page.context["adminform"].form
+    assert form.fields["clock"].widget.input_type == "select"
+    assert {"clock_minutes", "clock_increment", "clock_days"} <= set(form.fields)
+    live(minutes=7, increment=3)
+    match = start_match("escoba", [alice, bob])
+    change = admin_client.get(reverse("admin:games_match_change", args=[match.pk]))
+    assert change.status_code == 200
+    assert "clock_deadline" in change.content.decode()
