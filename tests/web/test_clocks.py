@@ -618,3 +618,9 @@ def test_the_admin_shows_the_clock_fields_and_a_matchs_clock(admin_client, alice
     change = admin_client.get(reverse("admin:games_match_change", args=[match.pk]))
     assert change.status_code == 200
     assert "clock_deadline" in change.content.decode()
+
+
+def test_the_new_table_form_names_the_clock_of_each_house_rules(alice_client):
+    live(minutes=15, increment=10)
+    page = alice_client.get(reverse("games:new_table", args=["escoba"])).content.decode()
+    assert "15 min" in page
