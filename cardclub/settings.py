@@ -288,6 +288,8 @@ BOT_STUCK_AFTER = float(os.environ.get("BOT_STUCK_AFTER", "30"))
 # What `manage.py scheduler` queues, and every how many seconds (it also queues each at start).
 PERIODIC_TASKS = {
     "games.tasks.finish_stuck_bot_turns": float(os.environ.get("BOT_SWEEP_EVERY", "30")),
+    # Live clocks run out by the second: a member who lost on time should hear so soon.
+    "games.tasks.sweep_clocks": float(os.environ.get("CLOCK_SWEEP_EVERY", "10")),
     "cardclub.leagues.tasks.record_overdue_fixtures": float(
         os.environ.get("FIXTURE_SWEEP_EVERY", "300")
     ),
