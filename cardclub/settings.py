@@ -291,6 +291,10 @@ PERIODIC_TASKS = {
     "cardclub.leagues.tasks.record_overdue_fixtures": float(
         os.environ.get("FIXTURE_SWEEP_EVERY", "300")
     ),
+    # A round's start time is a minute's precision for the members waiting at their tables.
+    "cardclub.leagues.tasks.start_fixtures_at_round_time": float(
+        os.environ.get("FIXTURE_START_EVERY", "60")
+    ),
 }
 
 # --- Security in production -----------------------------------------------------------------
