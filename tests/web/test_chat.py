@@ -311,3 +311,35 @@ def test_the_chat_fragment_query_count_is_pinned(
     client = client_for(alice)
     with django_assert_max_num_queries(6):
         chat_html(client, match)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_posts_of_one_member_at_the_same_instant_pass_the_rate_limit_once(
+    client_for, alice, bob, settings
+):
+    import threading
+
+    from django.db import connection
+
+    settings.CHAT_RATE_LIMITS = ((1, 2),)
+    match = start_match("escoba", [alice, bob])
+    barrier = threading.Barrier(2)
+    responses = []
+
+    def send(text):
+        client = client_for(alice)
+        barrier.wait()
+        try:
+            responses.append(post(client, match, text))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send, args=(text,)) for text in ("uno", "dos")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert [r.status_code for r in responses] == [200, 200]
+    assert sum("Not so fast" in r.content.decode() for r in responses) == 1
+    assert Message.objects.filter(match=match).count() == 1
