@@ -270,6 +270,13 @@ class Round(models.Model):
     def __str__(self) -> str:
         return gettext("Round %(n)d") % {"n": self.number}
 
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        # A start at or after the deadline would start matches the overdue sweep forfeits.
+        if self.starts_at and self.deadline and self.starts_at >= self.deadline:
+            raise ValidationError({"starts_at": _("The round must start before its deadline.")})
+
 
 class FixtureQuerySet(models.QuerySet):
     def unplayed(self):

@@ -254,6 +254,22 @@ def test_the_admin_sets_a_rounds_start_time(admin_client, running):
     first.refresh_from_db()
     assert first.starts_at == when.replace(microsecond=0)
     assert first.deadline == local
+    # A start after the deadline is refused with a message, and nothing changes.
+    late = local + timedelta(hours=1)
+    response = admin_client.post(
+        url,
+        {
+            "deadline_0": local.strftime("%Y-%m-%d"),
+            "deadline_1": local.strftime("%H:%M:%S"),
+            "starts_at_0": late.strftime("%Y-%m-%d"),
+            "starts_at_1": late.strftime("%H:%M:%S"),
+        },
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 200
+    assert "The round must start before its deadline." in response.content.decode()
+    first.refresh_from_db()
+    assert first.starts_at == when.replace(microsecond=0)
 
 
 def test_a_fixture_match_that_finishes_updates_the_standings(client_for, running, alice):
