@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "games.scout",
     "cardclub.ratings",
     "cardclub.leagues",
+    "cardclub.chat",
 ]
 
 MIDDLEWARE = [
@@ -293,7 +294,20 @@ PERIODIC_TASKS = {
     "cardclub.leagues.tasks.record_overdue_fixtures": float(
         os.environ.get("FIXTURE_SWEEP_EVERY", "300")
     ),
+    # A round's start time is a minute's precision for the members waiting at their tables.
+    "cardclub.leagues.tasks.start_fixtures_at_round_time": float(
+        os.environ.get("FIXTURE_START_EVERY", "60")
+    ),
 }
+
+# --- Table chat ----------------------------------------------------------------------------
+# One short line per message; at most so many messages per so many seconds per member and table
+# (counted in the database, so across every process); how many the table shows; how often a
+# page without the push stream refreshes its chat.
+CHAT_MAX_LENGTH = int(os.environ.get("CHAT_MAX_LENGTH", "200"))
+CHAT_RATE_LIMITS = ((1, 2), (10, 60))
+CHAT_SHOWN = 50
+CHAT_POLL_SECONDS = 10
 
 # --- Security in production -----------------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
