@@ -524,7 +524,8 @@ def test_a_league_fixture_lost_on_time_counts_in_the_standings(frozen, make_memb
         season.add_player(member)
     season.generate_fixtures()
     fixture = Fixture.objects.filter(round__season=season).first()
-    fixture = league_actions.start_fixture(fixture.pk, ana)
+    league_actions.say_ready(fixture.pk, ana)
+    fixture = league_actions.say_ready(fixture.pk, ben)
     match = fixture.match
     assert match.clock == Clock.CORRESPONDENCE
     late, _state = mover(match)
