@@ -1,8 +1,47 @@
 from __future__ import annotations
 
 from django import template
+from django.template.loader import get_template
+from django.utils.html import format_html, format_html_join
+
+from games import registry
 
 register = template.Library()
+
+
+def _small_card(context, card) -> str:
+    """One card drawn small, by the game's ``present.card_html`` when it has one (a plain
+    function: no template per card), else by its ``card.html``."""
+    match = context.get("match")
+    present = registry.present(match.game) if match is not None else None
+    draw = getattr(present, "card_html", None)
+    if draw is not None:
+        return draw(card, small=True)
+    return get_template(context["card_template"]).render({"card": card, "small": True})
+
+
+@register.simple_tag(takes_context=True)
+def move_line(context, line):
+    """One move in words (a line of the game's ``present.describe_move``): who, what, the cards
+    drawn small and a badge; the same on the table's last moves, the game log and the replay.
+
+    A tag rather than an include with an include per card: the last moves are on every table
+    fragment, and drawing them by includes was a fifth of a move's response.
+    """
+    who = format_html('<strong class="who">{}</strong> ', line["who"]) if line.get("who") else ""
+    cards = ""
+    if line.get("cards"):
+        cards = format_html(
+            ' <span class="move-cards" aria-hidden="true">{}</span>',
+            # A space between two cards, as between two inline blocks written on their own lines.
+            format_html_join(" ", "{}", ((_small_card(context, c),) for c in line["cards"])),
+        )
+    badge = (
+        format_html(' <strong class="badge good">{}</strong>', line["badge"])
+        if line.get("badge")
+        else ""
+    )
+    return format_html('{}<span class="what">{}</span>{}{}', who, line["text"], cards, badge)
 
 
 @register.filter
