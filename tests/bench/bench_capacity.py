@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -48,6 +49,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +60,8 @@ LADDER = [10, 50, 100, 200]
 TARGET_TABLES = 100
 TARGET_MOVE_P95_MS = 100.0
 KINDS = ["move", "poll changed", "poll 204", "page", "lobby", "new table", "join"]
+FRAGMENTS = ["move", "poll changed"]  # the table fragments whose size the report shows
+FRAGMENT_TARGET_BYTES = 10 * 1024  # issue 22's target for every fragment (not checked here)
 THINK_SECONDS = (1.0, 4.0)
 POLL_MS = 2000
 LOBBY_SHARE = 0.04  # of a member's polls and moves: a look at the lobby every ~50 s
@@ -259,6 +263,7 @@ class Recorder:
         self.samples: list[str] = []
         self.refused = 0
         self.lag: list[float] = []
+        self.sizes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
 
     def counts(self, started: float) -> bool:
         return self.window[0] <= started < self.window[1]
@@ -297,6 +302,8 @@ class Person:
             return None
         if self.recorder.counts(started):
             self.recorder.latencies[kind].append(elapsed)
+            if kind in FRAGMENTS:
+                self.recorder.sizes[self.table.game][kind].append(len(response.content))
         return response
 
     async def sleep_until(self, moment: float) -> None:
@@ -382,56 +389,127 @@ async def measure_lag(recorder: Recorder, stop_at: float) -> None:
             recorder.lag.append((time.monotonic() - before - 0.05) * 1000)
 
 
-async def run_step(tables, port, server, pg_name, warmup, duration, seed) -> dict:
+async def generate(tables, port, window, seed) -> dict:
+    """Play ``tables`` [(index, table)] until the window ends; the raw figures of the requests
+    started inside it, with this process's CPU over it."""
     import httpx
 
     recorder = Recorder()
-    rng = random.Random(seed)
-    start = time.monotonic()
-    stop_at = start + warmup + duration
-    recorder.window = (start + warmup, stop_at)
-    limits = httpx.Limits(max_connections=2 * len(tables) + 10, max_keepalive_connections=None)
+    recorder.window = window
+    # Idle connections are dropped before uvicorn's 5 s keep-alive ends, as browsers do: a
+    # request sent on a connection the server is closing would fail for the client's sake.
+    limits = httpx.Limits(
+        max_connections=2 * len(tables) + 10, max_keepalive_connections=None, keepalive_expiry=3
+    )
     async with httpx.AsyncClient(
         base_url=f"http://127.0.0.1:{port}", timeout=TIMEOUT_SECONDS, limits=limits
     ) as client:
         people = [
-            Person(member, table, seat, client, recorder, random.Random(rng.random()), stop_at)
-            for table in tables
+            # A person's choices depend on the seed, the table and the seat only, not on how
+            # the tables are shared between the generator processes.
+            Person(
+                member,
+                table,
+                seat,
+                client,
+                recorder,
+                random.Random(f"{seed}-{index}-{seat}"),
+                window[1],
+            )
+            for index, table in tables
             for seat, member in enumerate(table.members)
         ]
         tasks = [asyncio.create_task(person.run()) for person in people]
-        tasks.append(asyncio.create_task(measure_lag(recorder, stop_at)))
-        await asyncio.sleep(warmup)
-        cpu = (time.process_time(), server.cpu_seconds(), pg_cpu(pg_name))
-        wall = time.monotonic()
-        await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
-        cpu_after = (time.process_time(), server.cpu_seconds(), pg_cpu(pg_name))
-        wall = time.monotonic() - wall
+        tasks.append(asyncio.create_task(measure_lag(recorder, window[1])))
+        await asyncio.sleep(max(0.0, window[0] - time.monotonic()))
+        cpu = time.process_time()
+        await asyncio.sleep(max(0.0, window[1] - time.monotonic()))
+        cpu = time.process_time() - cpu
         await asyncio.gather(*tasks)
+    return {
+        "latencies": dict(recorder.latencies),
+        "errors": dict(recorder.errors),
+        "samples": recorder.samples,
+        "refused": recorder.refused,
+        "lag": recorder.lag,
+        "sizes": {game: dict(kinds) for game, kinds in recorder.sizes.items()},
+        "cpu": cpu,
+        "match_ids": {index: table.match_id for index, table in tables},
+    }
+
+
+def generate_in_process(job) -> dict:
+    return asyncio.run(generate(*job))
+
+
+def run_step(tables, args, server, pg_name) -> dict:
+    """One step of the ladder: ``args.generators`` processes share the tables; this one reads
+    the server's and PostgreSQL's CPU over the same window."""
+    start = time.monotonic() + 0.5
+    window = (start + args.warmup, start + args.warmup + args.duration)
+    indexed = list(enumerate(tables))
+    count = max(1, min(args.generators, len(tables)))
+    jobs = [(indexed[i::count], args.port, window, args.seed) for i in range(count)]
+    # Forked: the tables and sessions are already in memory, and no connection is open.
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(count, mp_context=context) as pool:
+        futures = [pool.submit(generate_in_process, job) for job in jobs]
+        time.sleep(max(0.0, window[0] - time.monotonic()))
+        cpu = (server.cpu_seconds(), pg_cpu(pg_name))
+        time.sleep(max(0.0, window[1] - time.monotonic()))
+        cpu_after = (server.cpu_seconds(), pg_cpu(pg_name))
+        loadavg = os.getloadavg()[0]
+        parts = [future.result() for future in futures]
+    wall = window[1] - window[0]
+    latencies: dict[str, list[float]] = defaultdict(list)
+    errors: Counter[str] = Counter()
+    sizes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for part in parts:
+        for kind, values in part["latencies"].items():
+            latencies[kind].extend(values)
+        errors.update(part["errors"])
+        for game, kinds in part["sizes"].items():
+            for kind, values in kinds.items():
+                sizes[game][kind].extend(values)
+        for index, match_id in part["match_ids"].items():
+            tables[index].match_id = match_id  # the next step goes on with the new matches
     kinds = {}
     for kind in KINDS:
-        values = recorder.latencies.get(kind, [])
+        values = latencies.get(kind, [])
         kinds[kind] = {
             "count": len(values),
             "p50": percentile(values, 0.50),
             "p95": percentile(values, 0.95),
             "p99": percentile(values, 0.99),
-            "errors": recorder.errors.get(kind, 0),
+            "errors": errors.get(kind, 0),
         }
-    kinds["poll"] = {"errors": recorder.errors.get("poll", 0)}  # timeouts before an answer
-    done = sum(len(v) for v in recorder.latencies.values())
+    kinds["poll"] = {"errors": errors.get("poll", 0)}  # no answer, so neither kind of poll
     return {
         "tables": len(tables),
+        "generators": count,
         "kinds": kinds,
-        "requests_per_s": done / wall,
-        "errors": sum(recorder.errors.values()),
-        "error_samples": recorder.samples,
-        "refused": recorder.refused,
-        "loadgen_cpu": (cpu_after[0] - cpu[0]) / wall,
-        "server_cpu": (cpu_after[1] - cpu[1]) / wall,
-        "postgres_cpu": (cpu_after[2] - cpu[2]) / wall if pg_name else None,
-        "lag_p99": percentile(recorder.lag, 0.99),
-        "loadavg": os.getloadavg()[0],
+        "requests_per_s": sum(len(v) for v in latencies.values()) / wall,
+        "errors": sum(errors.values()),
+        "error_samples": [sample for part in parts for sample in part["samples"]][:10],
+        "refused": sum(part["refused"] for part in parts),
+        "loadgen_cpu": sum(part["cpu"] for part in parts) / wall,
+        "server_cpu": (cpu_after[0] - cpu[0]) / wall,
+        "postgres_cpu": (cpu_after[1] - cpu[1]) / wall if pg_name else None,
+        "lag_p99": max(percentile(part["lag"], 0.99) for part in parts),
+        "sizes": {
+            game: {kind: sizes_of(values) for kind, values in kinds_.items()}
+            for game, kinds_ in sizes.items()
+        },
+        "loadavg": loadavg,
+    }
+
+
+def sizes_of(values: list[int]) -> dict:
+    return {
+        "count": len(values),
+        "p50": percentile(values, 0.5),
+        "max": max(values, default=0),
+        "over": sum(value > FRAGMENT_TARGET_BYTES for value in values),
     }
 
 
@@ -504,17 +582,7 @@ def run_database(args) -> dict:
     steps = []
     with Server(args.port, args.workers, dict(os.environ), log) as server:
         for count in args.tables:
-            step = asyncio.run(
-                run_step(
-                    tables[:count],
-                    args.port,
-                    server,
-                    pg_name,
-                    args.warmup,
-                    args.duration,
-                    args.seed + count,
-                )
-            )
+            step = run_step(tables[:count], args, server, pg_name)
             steps.append(step)
             print(f"  {args.db[0]}: {count} tables done", file=sys.stderr, flush=True)
     return {"db": args.db[0], "steps": steps}
@@ -550,7 +618,8 @@ def run_child(db: str, args, workdir: Path) -> dict:
     command = [sys.executable, "-m", "tests.bench.bench_capacity", "--db", db]
     command += ["--tables", ",".join(map(str, args.tables)), "--duration", str(args.duration)]
     command += ["--warmup", str(args.warmup), "--seed", str(args.seed), "--port", str(args.port)]
-    command += ["--workers", str(args.workers), "--workdir", str(workdir)]
+    command += ["--workers", str(args.workers), "--generators", str(args.generators)]
+    command += ["--workdir", str(workdir)]
     command += ["--child-output", str(out)]
     try:
         completed = subprocess.run(command, cwd=ROOT, env=env, check=False)
@@ -616,6 +685,43 @@ def report(results: list[dict]) -> list[str]:
                 )
             for sample in step["error_samples"]:
                 lines.append(f"    {sample}")
+    lines.extend(fragment_report(results))
+    return lines
+
+
+def fragment_report(results: list[dict]) -> list[str]:
+    """The size of the table fragments the members were sent, per game, over every step and
+    database (two-member tables: a game's largest table may send more)."""
+    merged: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for result in results:
+        for step in result.get("steps", []):
+            for game, kinds in step["sizes"].items():
+                for kind, figures in kinds.items():
+                    merged[game][kind].append(figures)
+    if not merged:
+        return []
+    limit = FRAGMENT_TARGET_BYTES // 1024
+    lines = [
+        f"\nTable fragments sent (2-member tables, every step; issue 22 asks <= {limit} KB, "
+        "not checked here)",
+        f"  {'game':<16} {'fragment':<13} {'count':>6} {'p50 KB':>7} {'max KB':>7} "
+        f"{'> ' + str(limit) + ' KB':>8}",
+    ]
+    for game in sorted(merged):
+        for kind in FRAGMENTS:
+            figures = merged[game].get(kind, [])
+            count = sum(f["count"] for f in figures)
+            if not count:
+                continue
+            # The median of the steps' medians, weighted by their counts: an
+            # approximation, enough to see the order of size.
+            p50 = sum(f["p50"] * f["count"] for f in figures) / count
+            largest = max(f["max"] for f in figures)
+            over = sum(f["over"] for f in figures)
+            lines.append(
+                f"  {game:<16} {kind:<13} {count:>6} {p50 / 1024:>7.1f} {largest / 1024:>7.1f} "
+                f"{over:>8}"
+            )
     return lines
 
 
@@ -658,6 +764,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--port", type=int, default=int(os.environ.get("BENCH_PORT", "8500")))
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (README: 2)")
+    parser.add_argument(
+        "--generators", type=int, default=2, help="load generator processes (default 2)"
+    )
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     parser.add_argument("--child-output", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -681,7 +790,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     print(
         f"capacity: {args.duration:.0f} s measured per step after {args.warmup:.0f} s warm-up, "
-        f"gunicorn with {args.workers} uvicorn workers, {os.cpu_count()} CPUs"
+        f"gunicorn with {args.workers} uvicorn workers, {args.generators} load generator "
+        f"processes, {os.cpu_count()} CPUs"
     )
     print("\n".join(report(results)))
     ok, lines = verdict(results, args.tables)
