@@ -64,7 +64,7 @@ FRAGMENTS = ["move", "poll changed"]  # the table fragments whose size the repor
 FRAGMENT_TARGET_BYTES = 10 * 1024  # issue 22's target for every fragment (not checked here)
 THINK_SECONDS = (1.0, 4.0)
 POLL_MS = 2000
-LOBBY_SHARE = 0.04  # of a member's polls and moves: a look at the lobby every ~50 s
+LOBBY_SHARE = 0.04  # of a member's polls and moves: to the lobby and back every ~50 s
 TIMEOUT_SECONDS = 10.0
 PG_SERVER = os.environ.get("BENCH_PG_SERVER", "postgres://postgres@127.0.0.1:5432")
 PG_NAME = os.environ.get("BENCH_PG_DB", "cardclub_capacity")
@@ -376,7 +376,9 @@ class Person:
                 await self.sleep_until(time.monotonic() + 2)
                 shown = None
             if self.rng.random() < LOBBY_SHARE:
+                # A look at the lobby, then back to the table: its page is loaded again.
                 await self.request("lobby", "GET", "/play/")
+                shown = None
 
     async def replace(self, finished: Shown) -> None:
         """The first member opens a new table of the same game; the second takes the seat."""
@@ -688,6 +690,8 @@ def report(results: list[dict]) -> list[str]:
                     if step["postgres_cpu"] is not None
                     else ""
                 )
+                + f"; CPU per request (ms): load generator "
+                f"{per_request(step, 'loadgen_cpu'):.1f}, server {per_request(step, 'server_cpu'):.1f}"
                 + f"; event-loop lag p99 {step['lag_p99']:.1f} ms; load average "
                 f"{step['loadavg']:.2f}; {'holds' if holds(step) else 'MISS'}"
             )
@@ -709,6 +713,10 @@ def report(results: list[dict]) -> list[str]:
                 lines.append(f"    {sample}")
     lines.extend(fragment_report(results))
     return lines
+
+
+def per_request(step: dict, figure: str) -> float:
+    return 1000 * step[figure] / step["requests_per_s"] if step["requests_per_s"] else 0.0
 
 
 def fragment_report(results: list[dict]) -> list[str]:
