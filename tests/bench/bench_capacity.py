@@ -190,6 +190,14 @@ def cpu_seconds(wanted) -> float:
     return total / tick
 
 
+def machine_busy_seconds() -> float:
+    """CPU time every process of the machine has used so far (all cores), from /proc/stat:
+    what the server and the generator used is subtracted to show how busy the rest was."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def postgres_cpu_seconds(database: str) -> float:
     """The CPU of PostgreSQL's backends serving ``database`` (their title names it)."""
     return cpu_seconds(lambda _pid, _ppid, cmd: cmd.startswith("postgres:") and database in cmd)
@@ -476,10 +484,11 @@ def run_step(tables, args, server, pg_name) -> dict:
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(count, mp_context=context) as pool:
         futures = [pool.submit(generate_in_process, job) for job in jobs]
+        loadavg_before = os.getloadavg()[0]
         time.sleep(max(0.0, window[0] - time.monotonic()))
-        cpu = (server.cpu_seconds(), pg_cpu(pg_name))
+        cpu = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
         time.sleep(max(0.0, window[1] - time.monotonic()))
-        cpu_after = (server.cpu_seconds(), pg_cpu(pg_name))
+        cpu_after = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
         loadavg = os.getloadavg()[0]
         parts = [future.result() for future in futures]
     wall = window[1] - window[0]
@@ -518,12 +527,14 @@ def run_step(tables, args, server, pg_name) -> dict:
         "loadgen_cpu": sum(part["cpu"] for part in parts) / wall,
         "server_cpu": (cpu_after[0] - cpu[0]) / wall,
         "postgres_cpu": (cpu_after[1] - cpu[1]) / wall if pg_name else None,
+        "machine_cpu": (cpu_after[2] - cpu[2]) / wall,
         "lag_p99": max(percentile(part["lag"], 0.99) for part in parts),
         "sizes": {
             game: {kind: sizes_of(values) for kind, values in kinds_.items()}
             for game, kinds_ in sizes.items()
         },
         "loadavg": loadavg,
+        "loadavg_before": loadavg_before,
     }
 
 
@@ -680,20 +691,22 @@ def report(results: list[dict]) -> list[str]:
             lines.append(f"{result['db']}: {result.get('skipped') or result.get('error')}")
             continue
         for step in result["steps"]:
+            postgres = step["postgres_cpu"]
             lines.append(
                 f"\n{result['db']}, {step['tables']} tables: {step['requests_per_s']:.1f} req/s, "
                 f"{step['errors']} errors, {step['refused']} refused moves, {step['retried']} GETs "
-                f"sent again on a closed connection; CPU (cores): "
-                f"load generator {step['loadgen_cpu']:.2f}, server {step['server_cpu']:.2f}"
-                + (
-                    f", PostgreSQL {step['postgres_cpu']:.2f}"
-                    if step["postgres_cpu"] is not None
-                    else ""
-                )
-                + f"; CPU per request (ms): load generator "
+                f"sent again on a closed connection; {'holds' if holds(step) else 'MISS'}"
+            )
+            lines.append(
+                f"  CPU (cores): load generator {step['loadgen_cpu']:.2f}, server "
+                f"{step['server_cpu']:.2f}"
+                + (f", PostgreSQL {postgres:.2f}" if postgres is not None else "")
+                + f", whole machine {step['machine_cpu']:.2f}; per request (ms): load generator "
                 f"{per_request(step, 'loadgen_cpu'):.1f}, server {per_request(step, 'server_cpu'):.1f}"
-                + f"; event-loop lag p99 {step['lag_p99']:.1f} ms; load average "
-                f"{step['loadavg']:.2f}; {'holds' if holds(step) else 'MISS'}"
+            )
+            lines.append(
+                f"  event-loop lag p99 {step['lag_p99']:.1f} ms; load average "
+                f"{step['loadavg_before']:.2f} before the step, {step['loadavg']:.2f} after"
             )
             lines.append(
                 f"  {'request':<13} {'count':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
@@ -826,10 +839,12 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(report(results)))
     ok, lines = verdict(results, args.tables)
     print("\n" + "\n".join(lines))
-    print(
-        "capacity: "
-        + ("on target" if ok else f"MISS: {TARGET_TABLES} tables do not hold on every database")
-    )
+    if not ok:
+        print(f"capacity: MISS: {TARGET_TABLES} tables do not hold on every database run")
+    elif max(args.tables) < TARGET_TABLES:
+        print("capacity: no failure (the target was not checked)")
+    else:
+        print(f"capacity: on target ({TARGET_TABLES} tables hold on every database run)")
     return 0 if ok else 1
 
 
