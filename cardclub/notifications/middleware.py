@@ -1,0 +1,35 @@
+"""Remember when a member was last on the site, and in which language, cheaply: the cache lets
+one request in every LAST_SEEN_WRITE_EVERY seconds per member write (one upsert), so almost
+every request costs no query. The worker reads it to decide whether a turn needs an e-mail."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+from django.utils.translation import get_language
+
+from cardclub.accounts.models import Preferences
+
+
+class LastSeenMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            every = settings.LAST_SEEN_WRITE_EVERY
+            # cache.add is atomic: of two concurrent requests only one writes.
+            if cache.add(f"notifications:seen:{user.pk}", 1, timeout=every):
+                language = get_language() or ""
+                if language not in dict(settings.LANGUAGES):
+                    language = ""
+                Preferences.objects.bulk_create(
+                    [Preferences(user=user, last_seen=timezone.now(), site_language=language)],
+                    update_conflicts=True,
+                    unique_fields=["user"],
+                    update_fields=["last_seen", "site_language"],
+                )
+        return response

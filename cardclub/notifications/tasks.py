@@ -1,0 +1,171 @@
+"""The notifications' background work: the e-mails, and the periodic sweeps that find turns
+left waiting and deadlines coming (queued by the scheduler, see PERIODIC_TASKS)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.db import transaction
+from django.db.models import DateTimeField, Exists, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone, translation
+from django_tasks import task
+
+from cardclub.accounts.models import Preferences
+
+from .models import Choice, Kind, Notification, NotificationSetting
+from .services import notify
+from .unsubscribe import absolute, unsubscribe_url
+
+EPOCH = timezone.make_aware(timezone.datetime(1970, 1, 1), timezone.get_fixed_timezone(0))
+
+
+def _message(notification: Notification) -> EmailMultiAlternatives | None:
+    user = notification.user
+    if not user.email or not user.is_active:
+        return None
+    prefs = Preferences.objects.filter(user=user).first()
+    language = prefs.mail_language if prefs else settings.LANGUAGE_CODE
+    unsubscribe = unsubscribe_url(user.pk, notification.kind)
+    with translation.override(language):
+        context = {
+            "user": user,
+            "notification": notification,
+            "text": notification.text(),
+            "url": absolute(notification.target_url()),
+            "settings_url": absolute(reverse("profile_edit")),
+            "unsubscribe_url": unsubscribe,
+            "kind": notification.get_kind_display(),
+        }
+        subject = render_to_string("notifications/email_subject.txt", context).strip()
+        body = render_to_string("notifications/email.txt", context)
+        html = render_to_string("notifications/email.html", context)
+    message = EmailMultiAlternatives(
+        subject,
+        body,
+        to=[user.email],
+        headers={
+            # RFC 2369 and RFC 8058: mail clients offer "unsubscribe" and POST to it themselves.
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
+    message.attach_alternative(html, "text/html")
+    return message
+
+
+@task()
+def send_notification_emails(ids: list[int]) -> int:
+    """Mail each of these notifications that still wants it; how many were sent.
+
+    Each row is claimed (``emailed_at`` set) in the same transaction that sends it, so a task
+    run twice mails once; a member who turned the kind's e-mail off since gets nothing.
+    """
+    sent = 0
+    for pk in ids:
+        with transaction.atomic():
+            notification = (
+                Notification.objects.select_for_update(of=("self",))
+                .select_related("user")
+                .filter(pk=pk, emailed_at__isnull=True)
+                .first()
+            )
+            if notification is None:
+                continue
+            if NotificationSetting.choice_for(notification.user, notification.kind) != Choice.EMAIL:
+                continue
+            # The words need the match and the fixture's season, read in one query.
+            notification = Notification.objects.for_list().select_related("user").get(pk=pk)
+            message = _message(notification)
+            if message is None:
+                continue
+            Notification.objects.filter(pk=pk).update(emailed_at=timezone.now())
+            sent += message.send()
+    return sent
+
+
+def waiting_turns(now=None):
+    """Seats of members who have been to move in a playing match for YOUR_TURN_AFTER seconds
+    and have had no "your turn" for that match since their own last move."""
+    from games.models import Match, MoveRecord, Seat
+
+    now = now or timezone.now()
+    own_last_move = (
+        MoveRecord.objects.filter(match=OuterRef("match_id"), seat=OuterRef("index"))
+        .order_by("-seq")
+        .values("created_at")[:1]
+    )
+    told = Notification.objects.filter(
+        user=OuterRef("user_id"),
+        match=OuterRef("match_id"),
+        kind=Kind.YOUR_TURN,
+        created_at__gt=Coalesce(
+            OuterRef("own_last_move"), Value(EPOCH), output_field=DateTimeField()
+        ),
+    )
+    return (
+        Seat.objects.filter(
+            to_move=True,
+            user__isnull=False,
+            match__status=Match.Status.PLAYING,
+            # The match's last write is when this turn began (or a later move of another seat in
+            # a simultaneous phase): waiting counts from then.
+            match__updated_at__lte=now - timedelta(seconds=settings.YOUR_TURN_AFTER),
+        )
+        .annotate(own_last_move=Subquery(own_last_move))
+        .filter(~Exists(told))
+        .select_related("user", "match")
+    )
+
+
+@task()
+def notify_waiting_turns() -> int:
+    """The periodic "your turn": on the site list, and by e-mail (when they asked for it) only
+    to members not seen on the site for SEEN_RECENTLY seconds. Never in the move's request."""
+    now = timezone.now()
+    seats = list(waiting_turns(now))
+    seen = dict(
+        Preferences.objects.filter(user_id__in=[s.user_id for s in seats]).values_list(
+            "user_id", "last_seen"
+        )
+    )
+    recently = now - timedelta(seconds=settings.SEEN_RECENTLY)
+    count = 0
+    for seat in seats:
+        last_seen = seen.get(seat.user_id)
+        away = last_seen is None or last_seen < recently
+        with transaction.atomic():
+            if notify(seat.user, Kind.YOUR_TURN, match=seat.match, email=away):
+                count += 1
+    return count
+
+
+@task()
+def notify_deadlines() -> int:
+    """Each member of an unplayed fixture whose deadline falls within 24 hours hears once."""
+    from cardclub.leagues.models import Fixture, FixtureSeat, Season
+
+    now = timezone.now()
+    fixtures = Fixture.objects.unplayed().filter(
+        deadline__gt=now,
+        deadline__lte=now + timedelta(hours=24),
+        round__season__status=Season.Status.RUNNING,
+    )
+    already = Notification.objects.filter(
+        kind=Kind.DEADLINE_SOON, user=OuterRef("user_id"), fixture=OuterRef("fixture_id")
+    )
+    seats = (
+        FixtureSeat.objects.filter(fixture__in=fixtures)
+        .filter(~Exists(already))
+        .select_related("user", "fixture")
+    )
+    count = 0
+    for seat in seats:
+        with transaction.atomic():
+            if notify(seat.user, Kind.DEADLINE_SOON, fixture=seat.fixture, once=True):
+                count += 1
+    return count
