@@ -1,5 +1,6 @@
 // The notifications bell in the header refreshes itself when the page's push stream says
-// "bell" (a number only: the bell then fetches its own fragment, /notifications/bell/).
+// "bell" (a number only: the bell then fetches its own fragment, its data-refresh URL). Not an
+// hx-trigger attribute: a page with nothing live (a finished match) carries no trigger at all.
 // Every page that streams (a table, the lobby) already hears the member's own news on its one
 // connection; the htmx SSE extension hands us that EventSource in htmx:sseOpen (again after a
 // reconnect, with a new one). Pages without a stream show the count as of loading.
@@ -12,7 +13,7 @@
     heard.add(source);
     source.addEventListener("bell", function () {
       var bell = document.getElementById("bell");
-      if (bell) htmx.trigger(bell, "cardclub:bell");
+      if (bell) htmx.ajax("GET", bell.dataset.refresh, { target: bell, swap: "outerHTML" });
     });
   });
 })();

@@ -431,7 +431,7 @@ def test_the_bell_rings_on_the_members_stream_only_after_the_commit(
 
 def test_a_page_with_a_stream_has_a_bell_that_refreshes_itself(match, alice, client_for):
     page = client_for(alice).get(match.get_absolute_url()).content.decode()
-    assert 'hx-trigger="cardclub:bell"' in page
+    assert f'data-refresh="{reverse("notifications:bell")}"' in page
     assert "js/bell.js" in page
 
 
