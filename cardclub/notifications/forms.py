@@ -27,15 +27,22 @@ class NotificationChoicesForm(forms.Form):
                 label=kind.label,
                 choices=Choice.choices,
                 initial=saved.get(kind.value, DEFAULT_CHOICES[kind]),
+                # A form posted without these (an older page, a script) keeps what was chosen.
+                required=False,
             )
         # The kinds first, the language last.
         self.order_fields([k.value for k in Kind])
         prefs = Preferences.objects.filter(user=user).first()
         self.fields["email_language"].initial = prefs.email_language if prefs else ""
 
+    def posted(self, name: str) -> bool:
+        return self.add_prefix(name) in self.data
+
     def save(self) -> None:
         for kind in Kind:
-            NotificationSetting.set_choice(self.user, kind, self.cleaned_data[kind.value])
-        Preferences.objects.update_or_create(
-            user=self.user, defaults={"email_language": self.cleaned_data["email_language"]}
-        )
+            if self.posted(kind.value) and self.cleaned_data[kind.value]:
+                NotificationSetting.set_choice(self.user, kind, self.cleaned_data[kind.value])
+        if self.posted("email_language"):
+            Preferences.objects.update_or_create(
+                user=self.user, defaults={"email_language": self.cleaned_data["email_language"]}
+            )

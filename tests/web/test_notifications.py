@@ -467,3 +467,12 @@ def test_notifications_are_read_only_in_the_admin(match, admin_client, alice):
         admin_client.get(reverse("admin:notifications_notification_changelist")).status_code == 200
     )
     assert admin_client.get(reverse("admin:notifications_notification_add")).status_code == 403
+
+
+def test_a_profile_posted_without_the_notification_choices_keeps_them(alice_client, alice):
+    NotificationSetting.set_choice(alice, Kind.RESULT, Choice.OFF)
+    response = alice_client.post(
+        reverse("profile_edit"), {"first_name": "Alicia", "last_name": "", "email": alice.email}
+    )
+    assert response.status_code == 302
+    assert NotificationSetting.choice_for(alice, Kind.RESULT) == Choice.OFF
