@@ -26,10 +26,9 @@ class LastSeenMiddleware:
                 language = get_language() or ""
                 if language not in dict(settings.LANGUAGES):
                     language = ""
-                Preferences.objects.bulk_create(
-                    [Preferences(user=user, last_seen=timezone.now(), site_language=language)],
-                    update_conflicts=True,
-                    unique_fields=["user"],
-                    update_fields=["last_seen", "site_language"],
-                )
+                seen = {"last_seen": timezone.now(), "site_language": language}
+                # One UPDATE statement (an upsert is wrapped in a transaction: three); the
+                # member's row is created once, the first time.
+                if not Preferences.objects.filter(user=user).update(**seen):
+                    Preferences.objects.get_or_create(user=user, defaults=seen)
         return response
