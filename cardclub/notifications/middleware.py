@@ -27,8 +27,11 @@ class LastSeenMiddleware:
                 if language not in dict(settings.LANGUAGES):
                     language = ""
                 seen = {"last_seen": timezone.now(), "site_language": language}
-                # One UPDATE statement (an upsert is wrapped in a transaction: three); the
-                # member's row is created once, the first time.
+                # One UPDATE statement (Django wraps an upsert in a transaction: three on
+                # SQLite). A member without a row gets one, once ever; a concurrent request
+                # that created it first wins, which is as good.
                 if not Preferences.objects.filter(user=user).update(**seen):
-                    Preferences.objects.get_or_create(user=user, defaults=seen)
+                    Preferences.objects.bulk_create(
+                        [Preferences(user=user, **seen)], ignore_conflicts=True
+                    )
         return response

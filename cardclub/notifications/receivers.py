@@ -3,26 +3,34 @@
 A fixture's result is written in one place (``Fixture._set_result``), which always adds a
 ``ResultChange`` with the seats' new results in ``after``; a deadline extension adds one with an
 empty ``after``. So a new ResultChange with results is exactly "a result was recorded": played,
-forfeited by the sweep or the admin, or corrected.
+forfeited by the sweep or the admin, or corrected. The notifications themselves are written by
+the worker: the last move of a fixture's match is a member's request, and stays as light as any.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
+from cardclub.accounts.models import Preferences
 from cardclub.leagues.models import ResultChange
 
-from .models import Kind
-from .services import notify
+from .tasks import notify_result
 
 
 @receiver(post_save, sender=ResultChange, dispatch_uid="notifications.result_recorded")
 def result_recorded(sender, instance: ResultChange, created: bool, **kwargs) -> None:
     if not created or not instance.after or kwargs.get("raw"):
         return
-    fixture = instance.fixture
-    forfeited = {row[0] for row in instance.after if len(row) > 3 and row[3]}
-    for seat in fixture.seats.select_related("user"):
-        kind = Kind.FORFEIT if seat.index in forfeited else Kind.RESULT
-        notify(seat.user, kind, fixture=fixture)
+    pk = instance.pk
+    transaction.on_commit(lambda: notify_result.enqueue(pk))
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="notifications.new_member")
+def give_a_new_member_preferences(sender, instance, created: bool, **kwargs) -> None:
+    """Every member has a preferences row from the start, so that "last seen" (written from a
+    page request, see middleware.py) is always one UPDATE, never a read and an insert."""
+    if created and not kwargs.get("raw"):
+        Preferences.objects.bulk_create([Preferences(user=instance)], ignore_conflicts=True)

@@ -57,9 +57,10 @@ def notify(
     return notification
 
 
-def notify_many(pairs, kind: str) -> int:
+def notify_many(pairs, kind: str, fixtures) -> int:
     """Batch form of :func:`notify` for one kind and many (member id, fixture) pairs, each at
-    most once, in a fixed number of queries (a 40-member season makes 3,120 at once)."""
+    most once, in a fixed number of queries plus one per member (a 40-member season makes
+    3,120 at once). ``fixtures`` is a queryset holding every fixture of the pairs."""
     kind = Kind(kind)
     pairs = list(pairs)
     if not pairs:
@@ -67,9 +68,10 @@ def notify_many(pairs, kind: str) -> int:
     user_ids = {user_id for user_id, _fixture in pairs}
     choices = NotificationSetting.choices_for(user_ids)
     existing = set(
-        Notification.objects.filter(
-            kind=kind, user_id__in=user_ids, fixture__in=[f for _u, f in pairs]
-        ).values_list("user_id", "fixture_id")
+        # A subquery, not a list of thousands of ids.
+        Notification.objects.filter(kind=kind, fixture__in=fixtures).values_list(
+            "user_id", "fixture_id"
+        )
     )
     rows = []
     for user_id, fixture in pairs:
@@ -88,10 +90,14 @@ def notify_many(pairs, kind: str) -> int:
 
 def notify_new_fixtures(season) -> int:
     """Every seated member of every fixture of ``season`` hears of it (after generation)."""
-    from cardclub.leagues.models import FixtureSeat
+    from cardclub.leagues.models import Fixture, FixtureSeat
 
     seats = FixtureSeat.objects.filter(fixture__round__season=season).select_related("fixture")
-    return notify_many(((seat.user_id, seat.fixture) for seat in seats), Kind.NEW_FIXTURE)
+    return notify_many(
+        ((seat.user_id, seat.fixture) for seat in seats),
+        Kind.NEW_FIXTURE,
+        Fixture.objects.filter(round__season=season),
+    )
 
 
 def mark_all_read(user) -> int:

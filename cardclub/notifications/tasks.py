@@ -169,3 +169,32 @@ def notify_deadlines() -> int:
             if notify(seat.user, Kind.DEADLINE_SOON, fixture=seat.fixture, once=True):
                 count += 1
     return count
+
+
+@task()
+def notify_result(change_id: int) -> int:
+    """The members of a fixture whose result was recorded (``ResultChange`` ``change_id``) hear
+    of it: "forfeit" for those who lost by forfeit, "result" for the others. Run twice, once."""
+    from cardclub.leagues.models import ResultChange
+
+    change = ResultChange.objects.select_related("fixture").filter(pk=change_id).first()
+    if change is None or not change.after:
+        return 0
+    fixture = change.fixture
+    forfeited = {row[0] for row in change.after if len(row) > 3 and row[3]}
+    told = set(
+        Notification.objects.filter(
+            fixture=fixture,
+            kind__in=[Kind.RESULT, Kind.FORFEIT],
+            created_at__gte=change.changed_at,
+        ).values_list("user_id", flat=True)
+    )
+    count = 0
+    for seat in fixture.seats.select_related("user"):
+        if seat.user_id in told:
+            continue
+        kind = Kind.FORFEIT if seat.index in forfeited else Kind.RESULT
+        with transaction.atomic():
+            if notify(seat.user, kind, fixture=fixture):
+                count += 1
+    return count

@@ -47,6 +47,13 @@ def run_queued_mail() -> int:
     return sent
 
 
+def run_queued(name: str) -> int:
+    done = 0
+    for job in [r for r in default_task_backend.results if r.task.name == name]:
+        done += job.task.call(*job.args, **job.kwargs)
+    return done
+
+
 @pytest.fixture
 def match(alice, bob):
     return start_match("escoba", [alice, bob])
@@ -91,25 +98,36 @@ def test_generating_fixtures_tells_every_seated_member_once_per_fixture(season, 
     )
 
 
-def test_a_played_fixture_tells_both_members_its_result(season, alice, bob):
+def test_a_played_fixture_tells_both_members_its_result_by_the_worker(
+    season, alice, bob, django_capture_on_commit_callbacks
+):
     season.generate_fixtures()
     Notification.objects.all().delete()
     fixture = Fixture.objects.get(round__season=season, round__number=1, seats__user=alice)
     from cardclub.leagues import actions as league_actions
 
     started = league_actions.start_fixture(fixture.pk, alice)
-    game_actions.resign(started.match.pk, alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        game_actions.resign(started.match.pk, alice)
+    # The request that ended the match wrote nothing; the worker does.
+    assert not Notification.objects.exists()
+    assert run_queued("notify_result") == 2
+    assert run_queued("notify_result") == 0  # run twice, told once
     members = set(fixture.seats.values_list("user_id", flat=True))
     rows = Notification.objects.filter(fixture=fixture)
     assert {(n.user_id, n.kind) for n in rows} == {(m, Kind.RESULT) for m in members}
 
 
-def test_a_forfeit_tells_the_loser_forfeit_and_the_winner_result(season, alice):
+def test_a_forfeit_tells_the_loser_forfeit_and_the_winner_result(
+    season, alice, django_capture_on_commit_callbacks
+):
     season.generate_fixtures()
     Notification.objects.all().delete()
     fixture = Fixture.objects.get(round__season=season, round__number=1, seats__user=alice)
     loser = fixture.seats.get(user=alice)
-    fixture.record_forfeit([loser.index])
+    with django_capture_on_commit_callbacks(execute=True):
+        fixture.record_forfeit([loser.index])
+    run_queued("notify_result")
     other = fixture.seats.exclude(user=alice).get().user_id
     assert set(Notification.objects.values_list("user_id", "kind")) == {
         (alice.pk, Kind.FORFEIT),
@@ -117,10 +135,12 @@ def test_a_forfeit_tells_the_loser_forfeit_and_the_winner_result(season, alice):
     }
 
 
-def test_an_extended_deadline_is_not_a_result(season, alice):
+def test_an_extended_deadline_is_not_a_result(season, alice, django_capture_on_commit_callbacks):
     season.generate_fixtures()
     Notification.objects.all().delete()
-    Fixture.objects.filter(seats__user=alice).first().extend_deadline(3)
+    with django_capture_on_commit_callbacks(execute=True):
+        Fixture.objects.filter(seats__user=alice).first().extend_deadline(3)
+    assert default_task_backend.results == []
     assert not Notification.objects.exists()
 
 
@@ -269,8 +289,8 @@ def test_email_is_sent_by_the_worker_after_the_commit_and_only_once(
 def test_the_email_speaks_the_members_language_and_can_unsubscribe(
     match, alice, bob, django_capture_on_commit_callbacks
 ):
-    Preferences.objects.create(user=alice, site_language="en")
-    Preferences.objects.create(user=bob, site_language="en", email_language="es")
+    Preferences.objects.filter(user=alice).update(site_language="en")
+    Preferences.objects.filter(user=bob).update(site_language="en", email_language="es")
     with django_capture_on_commit_callbacks(execute=True):
         services.notify(alice, Kind.FORFEIT, match=match)
         services.notify(bob, Kind.FORFEIT, match=match)
@@ -476,3 +496,15 @@ def test_a_profile_posted_without_the_notification_choices_keeps_them(alice_clie
     )
     assert response.status_code == 302
     assert NotificationSetting.choice_for(alice, Kind.RESULT) == Choice.OFF
+
+
+def test_a_new_member_has_preferences_so_last_seen_is_one_update(
+    make_member, client_for, django_assert_max_num_queries
+):
+    dora = make_member("dora")
+    assert Preferences.objects.filter(user=dora, last_seen=None).exists()
+    client = client_for(dora)
+    # session, user, the count, and the one UPDATE of "last seen" (first visit in a while)
+    with django_assert_max_num_queries(4):
+        client.get(reverse("notifications:bell"))
+    assert Preferences.objects.get(user=dora).last_seen is not None
