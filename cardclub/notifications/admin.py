@@ -7,7 +7,15 @@ from .models import Notification
 class NotificationAdmin(admin.ModelAdmin):
     """Read-only: a notification is a record of what the site told a member."""
 
-    list_display = ["created_at", "user", "kind", "match", "fixture__round", "read_at", "emailed_at"]
+    list_display = [
+        "created_at",
+        "user",
+        "kind",
+        "match",
+        "fixture__round",
+        "read_at",
+        "emailed_at",
+    ]
     list_filter = ["kind", ("read_at", admin.EmptyFieldListFilter)]
     search_fields = ["user__username"]
     list_select_related = ["user", "match", "fixture__round"]

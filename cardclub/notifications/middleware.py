@@ -1,6 +1,7 @@
 """Remember when a member was last on the site, and in which language, cheaply: the cache lets
-one request in every LAST_SEEN_WRITE_EVERY seconds per member write (one upsert), so almost
-every request costs no query. The worker reads it to decide whether a turn needs an e-mail."""
+one request in every LAST_SEEN_WRITE_EVERY seconds per member write (one UPDATE), so almost
+every request costs no query. The worker reads it to decide whether a turn needs an e-mail.
+Two concurrent requests may both write: the same row, the same values, harmless."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ class LastSeenMiddleware:
         response = self.get_response(request)
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
-            every = settings.LAST_SEEN_WRITE_EVERY
-            # cache.add is atomic: of two concurrent requests only one writes.
-            if cache.add(f"notifications:seen:{user.pk}", 1, timeout=every):
-                language = get_language() or ""
-                if language not in dict(settings.LANGUAGES):
-                    language = ""
+            language = get_language() or ""
+            if language not in dict(settings.LANGUAGES):
+                language = ""
+            key = f"notifications:seen:{user.pk}"
+            # The cache holds the language last written: a member who switches language has
+            # their e-mails follow at once, not after the interval.
+            if cache.get(key) != language:
+                cache.set(key, language, timeout=settings.LAST_SEEN_WRITE_EVERY)
                 seen = {"last_seen": timezone.now(), "site_language": language}
                 # One UPDATE statement (Django wraps an upsert in a transaction: three on
                 # SQLite). A member without a row gets one, once ever; a concurrent request

@@ -32,24 +32,38 @@ def _queue_emails(ids: list[int]) -> None:
 
 
 def notify(
-    user, kind: str, *, match=None, fixture=None, email: bool = True, once: bool = False
+    user,
+    kind: str,
+    *,
+    match=None,
+    fixture=None,
+    email: bool = True,
+    once: bool = False,
+    since=None,
 ) -> Notification | None:
     """Tell ``user`` about ``kind`` concerning ``match`` and/or ``fixture``, as they chose:
     nothing when off, the in-site list, or the list and an e-mail (sent by the worker).
 
     ``email=False`` keeps it to the list this time (a member seen on the site moments ago needs
     no mail for their turn). ``once=True`` does nothing when the member already has this kind
-    for the same match and fixture (a deadline is announced once). Returns the new row or None.
+    for the same match and fixture (a fixture's deadline is announced once); ``since=<time>``
+    does nothing when they have one made after that time (a move deadline: once per move, with
+    the member's last move as ``since``). Returns the new row or None.
+
+    For the clocks: a member who lost on time is ``notify(user, "forfeit", match=match)``; a
+    correspondence move due within 24 hours is ``notify(user, "deadline_soon", match=match,
+    since=<their last move>)``.
     """
     kind = Kind(kind)
     choice = NotificationSetting.choice_for(user, kind)
     if choice == Choice.OFF:
         return None
-    if (
-        once
-        and Notification.objects.filter(user=user, kind=kind, match=match, fixture=fixture).exists()
-    ):
-        return None
+    if once or since is not None:
+        earlier = Notification.objects.filter(user=user, kind=kind, match=match, fixture=fixture)
+        if since is not None:
+            earlier = earlier.filter(created_at__gt=since)
+        if earlier.exists():
+            return None
     notification = Notification.objects.create(user=user, kind=kind, match=match, fixture=fixture)
     ring(user.pk)
     if choice == Choice.EMAIL and email:

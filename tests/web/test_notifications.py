@@ -10,7 +10,7 @@ import pytest
 from django.core import mail
 from django.core.cache import cache
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django_tasks import default_task_backend
 
 from cardclub.accounts.models import Preferences
@@ -158,7 +158,10 @@ def test_a_deadline_within_a_day_is_announced_once_per_fixture_and_member(season
 
 def test_a_lost_match_on_time_is_one_call_and_reads_as_such(match, alice):
     notification = services.notify(alice, Kind.FORFEIT, match=match)
-    assert notification.text() == f"Has perdido Escoba de 15 #{match.pk} por tiempo."
+    with translation.override("es"):
+        assert notification.text() == f"Has perdido Escoba de 15 #{match.pk} por tiempo."
+    with translation.override("en"):
+        assert notification.text() == f"You lost Escoba de 15 #{match.pk} on time."
 
 
 # --- your turn --------------------------------------------------------------------------------
@@ -240,6 +243,26 @@ def test_the_move_request_itself_notifies_nobody(match, alice, bob, client_for):
         post_move(client, match, match.engine.legal_moves(state, seat)[0].code).status_code == 200
     )
     assert not Notification.objects.exists()
+
+
+def test_switching_language_is_recorded_at_once_for_the_emails(alice_client, alice):
+    # (override: the requests activate English in this thread; leave it as it was found)
+    with translation.override("es"):
+        alice_client.get(reverse("home"))
+        assert Preferences.objects.get(user=alice).mail_language == "es"
+        alice_client.post(reverse("set_language"), {"language": "en", "next": "/"})
+        alice_client.get(reverse("home"))
+        assert Preferences.objects.get(user=alice).mail_language == "en"
+
+
+def test_a_move_deadline_is_told_once_per_move(match, alice):
+    moved = timezone.now() - timedelta(hours=1)
+    assert services.notify(alice, Kind.DEADLINE_SOON, match=match, since=moved)
+    assert services.notify(alice, Kind.DEADLINE_SOON, match=match, since=moved) is None
+    assert services.notify(alice, Kind.DEADLINE_SOON, match=match, since=timezone.now())
+    with translation.override("es"):
+        texts = [n.text() for n in Notification.objects.all()]
+    assert texts == [f"Tu jugada en Escoba de 15 #{match.pk} vence en menos de 24 horas."] * 2
 
 
 def test_a_visit_to_the_site_records_last_seen_once_in_a_while(
