@@ -13,7 +13,11 @@
     heard.add(source);
     source.addEventListener("bell", function () {
       var bell = document.getElementById("bell");
-      if (bell) htmx.ajax("GET", bell.dataset.refresh, { target: bell, swap: "outerHTML" });
+      // select: a member logged out meanwhile is redirected to the login page, which has no
+      // bell; nothing of that page lands in the header.
+      if (bell) {
+        htmx.ajax("GET", bell.dataset.refresh, { target: bell, swap: "outerHTML", select: "#bell" });
+      }
     });
   });
 })();

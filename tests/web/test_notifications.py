@@ -324,6 +324,8 @@ def test_the_email_speaks_the_members_language_and_can_unsubscribe(
     assert "Hello alice" in english.body
     assert f"Has perdido Escoba de 15 #{match.pk} por tiempo." in spanish.body
     assert "Hola bob" in spanish.body
+    assert '<html lang="en">' in english.alternatives[0][0]
+    assert '<html lang="es">' in spanish.alternatives[0][0]
     for message in (english, spanish):
         html = message.alternatives[0][0]
         assert message.alternatives[0][1] == "text/html"
