@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "games.scout",
     "cardclub.ratings",
     "cardclub.leagues",
+    "cardclub.chat",
     "cardclub.notifications",
 ]
 
@@ -292,8 +293,14 @@ BOT_STUCK_AFTER = float(os.environ.get("BOT_STUCK_AFTER", "30"))
 # What `manage.py scheduler` queues, and every how many seconds (it also queues each at start).
 PERIODIC_TASKS = {
     "games.tasks.finish_stuck_bot_turns": float(os.environ.get("BOT_SWEEP_EVERY", "30")),
+    # Live clocks run out by the second: a member who lost on time should hear so soon.
+    "games.tasks.sweep_clocks": float(os.environ.get("CLOCK_SWEEP_EVERY", "10")),
     "cardclub.leagues.tasks.record_overdue_fixtures": float(
         os.environ.get("FIXTURE_SWEEP_EVERY", "300")
+    ),
+    # A round's start time is a minute's precision for the members waiting at their tables.
+    "cardclub.leagues.tasks.start_fixtures_at_round_time": float(
+        os.environ.get("FIXTURE_START_EVERY", "60")
     ),
     "cardclub.notifications.tasks.notify_waiting_turns": float(
         os.environ.get("TURN_SWEEP_EVERY", "60")
@@ -302,6 +309,15 @@ PERIODIC_TASKS = {
         os.environ.get("DEADLINE_SWEEP_EVERY", "300")
     ),
 }
+
+# --- Table chat ----------------------------------------------------------------------------
+# One short line per message; at most so many messages per so many seconds per member and table
+# (counted in the database, so across every process); how many the table shows; how often a
+# page without the push stream refreshes its chat.
+CHAT_MAX_LENGTH = int(os.environ.get("CHAT_MAX_LENGTH", "200"))
+CHAT_RATE_LIMITS = ((1, 2), (10, 60))
+CHAT_SHOWN = 50
+CHAT_POLL_SECONDS = 10
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
 # Links in e-mails need the site's address (the worker has no request to take it from).

@@ -30,9 +30,12 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import registry
+from games import clocks, registry
 from games.engine import EngineError, IllegalMove, InvalidMove, InvalidOptions
 from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+
+# Sent once a time-out has committed (see games/signals.py).
+from games.signals import match_timed_out
 
 # Sent inside the transaction that finishes a match (ratings and leagues listen), so their
 # writes commit or roll back together with the final move.
@@ -132,6 +135,7 @@ def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -
         created_by=user,
         # Bots have no rating; a match against one cannot move the members' ratings fairly.
         rated=variant.rated and not has_bot,
+        **variant.clock_settings(),
     )
     now = timezone.now()
     seats = [Seat(match=match, index=0, user=user, joined_at=now)]
@@ -202,7 +206,8 @@ def _start(match: Match, seats: list[Seat]) -> None:
     match.started_at = timezone.now()
     # Joins already counted versions up: the page drawn for the last one must see the start.
     match.version += 1
-    _store(match, seats, state)
+    clocks.start(match, seats, match.started_at)
+    _store(match, seats, state, now=match.started_at)
     _hand_to_bots(match, seats, state)
 
 
@@ -216,21 +221,40 @@ def _log(match: Match, records: list[MoveRecord]) -> None:
     match.moves_played += len(records)
 
 
-@retried
 def play_move(match_id: int, user, code: str, expected_version: int | None) -> MoveResult:
     """Play ``code`` for the user's seat; if a bot is to move next, hand it to the worker.
 
     A stale ``expected_version`` (another tab or player moved first; except for the others'
     moves in a phase where several seats decide at once, see :func:`_still_awaited`), an unknown
     or illegal move, a move out of turn or in a finished match raise :class:`ActionError` and
-    change nothing.
+    change nothing. A move after the member's time ran out is refused too, but the time-out it
+    found is applied (and committed) first.
     """
+    result = _play_move(match_id, user, code, expected_version)
+    if isinstance(result, str):
+        raise ActionError(result)
+    return result
+
+
+@retried
+def _play_move(match_id: int, user, code: str, expected_version: int | None) -> MoveResult | str:
+    """:func:`play_move` in its transaction; returns the refusal's message, rather than raising
+    it, when a time-out was applied: raising would roll the time-out back."""
     match, seats = _locked(match_id)
     seat = next((s for s in seats if s.user_id == getattr(user, "pk", None)), None)
     if seat is None:
         raise ActionError(_("You are not playing in this match."))
     if match.status != Match.Status.PLAYING:
         raise ActionError(_("This match is not being played."))
+    now = timezone.now()
+    if _apply_time_out(match, seats, now):
+        if match.is_over or seat.timed_out:
+            return _time_out_message(match, seat)
+        # Another seat's time-out made a version of its own; this move did not miss anything.
+        if expected_version == match.version - 1:
+            expected_version = match.version
+    if seat.timed_out:
+        return _time_out_message(match, seat)
     engine = match.engine
     state = engine.load(match.state)
     if expected_version is None or (
@@ -250,9 +274,17 @@ def play_move(match_id: int, user, code: str, expected_version: int | None) -> M
     records = [MoveRecord(match=match, seq=0, seat=seat.index, code=move.code)]
     match.version += 1
     _log(match, records)
-    _store(match, seats, state)
+    _store(match, seats, state, seat.index, now)
     _hand_to_bots(match, seats, state)
     return MoveResult(match=match, moves_made=len(records), state=state)
+
+
+def _time_out_message(match: Match, seat: Seat) -> str:
+    if not seat.timed_out:
+        return _("A member's time ran out: the match is over.")
+    if match.is_over:
+        return _("Your time ran out: you lost on time. The match is over.")
+    return _("Your time ran out: you lost on time. An easy bot plays your seat to the end.")
 
 
 def _still_awaited(match: Match, state, index: int, seen_version: int) -> bool:
@@ -298,7 +330,7 @@ def _bot_to_move(engine, seats: list[Seat], state) -> Seat | None:
     if engine.is_over(state):
         return None
     waiting = set(engine.to_move(state))
-    return next((seat for seat in seats if seat.bot_level and seat.index in waiting), None)
+    return next((seat for seat in seats if seat.plays_as_bot and seat.index in waiting), None)
 
 
 def _hand_to_bots(match: Match, seats: list[Seat], state) -> None:
@@ -327,7 +359,7 @@ def _bot_move(match: Match, seats: list[Seat]):
     rng = random.Random(f"{match.seed}:{match.version}:{seat.index}:bot")
     moves = engine.legal_moves(state, seat.index)
     move = registry.bots(match.game).choose(
-        engine.view(state, seat.index), moves, seat.bot_level, rng
+        engine.view(state, seat.index), moves, seat.plays_as_bot, rng
     )
     return seat.index, move
 
@@ -375,6 +407,11 @@ def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
     match, seats = _locked(match_id)
     if match.status != Match.Status.PLAYING or match.version != version:
         return False
+    now = timezone.now()
+    if _apply_time_out(match, seats, now):
+        # A member awaited beside the bot ran out: that made a new version (and handed the
+        # bot's turn to the worker again if it still has one).
+        return False
     engine = match.engine
     state = engine.load(match.state)
     bot = _bot_to_move(engine, seats, state)
@@ -383,7 +420,7 @@ def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
     state = engine.apply(state, seat, engine.parse_move(code))
     match.version += 1
     _log(match, [MoveRecord(match=match, seq=0, seat=seat, code=code)])
-    _store(match, seats, state)
+    _store(match, seats, state, seat, now)
     _hand_to_bots(match, seats, state)
     return True
 
@@ -406,12 +443,17 @@ _PLAY_FIELDS = [
     "started_at",
     "finished_at",
     "updated_at",
+    "clock_left",
+    "clock_turn_started",
+    "clock_deadline",
 ]
 
 
-def _store(match: Match, seats: list[Seat], state) -> None:
-    """Save the new state, mark whose turn it is, and close the match when the game is over."""
+def _store(match: Match, seats: list[Seat], state, mover: int | None = None, now=None) -> None:
+    """Save the new state, mark whose turn it is, run the clock (``mover`` just moved at
+    ``now``), and close the match when the game is over."""
     engine = match.engine
+    now = now or timezone.now()
     match.state = engine.dump(state)
     movers = set(engine.to_move(state))
     if engine.is_over(state):
@@ -419,8 +461,10 @@ def _store(match: Match, seats: list[Seat], state) -> None:
         for seat in seats:
             seat.score = by_seat[seat.index]["score"]
             seat.rank = by_seat[seat.index]["rank"]
-        match.mark_finished()
+        _rank_timed_out_last(seats)
+        match.mark_finished(now)
         movers = set()
+    clocks.tick(match, seats, {s.index for s in seats if s.to_move}, movers, mover, now)
     # Write only the seats whose turn mark changed (usually two: the one who moved and the
     # next), in one statement that flips them, and scores and ranks only when the match ends.
     # A bulk_update of every seat is a CASE expression per field, and building it cost more
@@ -452,17 +496,21 @@ def resign(match_id: int, user) -> Match:
     seat = next((s for s in seats if s.user_id == user.pk), None)
     if seat is None:
         raise ActionError(_("You are not playing in this match."))
+    if seat.timed_out:
+        raise ActionError(_("You lost on time already: an easy bot plays your seat."))
     # Playing in pairs (seats 0+2 against 1+3), the partner loses with the resigner.
     pairs = bool(match.options.get("pairs"))
     losers = {s.index for s in seats if s.index % 2 == seat.index % 2} if pairs else {seat.index}
     for other in seats:
         other.to_move = False
-        other.rank = 2 if other.index in losers else 1
+        # A member who lost on time earlier (a bot played on for them) loses with the resigner.
+        other.rank = 2 if other.index in losers or other.timed_out else 1
         other.score = None
     seat.resigned = True
     Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned"])
     match.version += 1
     match.mark_finished()
+    match.clock_deadline = None
     match.save()
     match_finished.send(sender=Match, match=match, seats=seats)
     return match
@@ -485,6 +533,7 @@ def start_match_for(users, variant: RuleVariant) -> Match:
         created_by=users[0],
         rated=variant.rated,
         for_fixture=True,
+        **variant.clock_settings(),
     )
     now = timezone.now()
     seats = [
@@ -493,3 +542,96 @@ def start_match_for(users, variant: RuleVariant) -> Match:
     Seat.objects.bulk_create(seats)
     _start(match, seats)
     return match
+
+
+# --- Losing on time (the worker's sweep in games/tasks.py, and every action that finds it) ---
+
+
+def _rank_timed_out_last(seats: list[Seat]) -> None:
+    """The seats that lost on time share the last place; the others keep their order."""
+    late = [seat for seat in seats if seat.timed_out]
+    if not late:
+        return
+    others = [seat for seat in seats if not seat.timed_out]
+    for seat in others:
+        seat.rank = 1 + sum(1 for other in others if other.rank < seat.rank)
+    for seat in late:
+        seat.rank = len(others) + 1
+
+
+def _apply_time_out(match: Match, seats: list[Seat], now) -> list[Seat]:
+    """Apply the time-outs due at ``now`` to the locked match; the seats that ran out.
+
+    In a two-player match the other side wins, and playing in pairs the partner loses too (as
+    for a resignation). With three or more players the match goes on: an easy bot plays the
+    seat, whose member keeps it for the record and ranks last at the end.
+    """
+    late = clocks.expired(match, seats, now)
+    if not late:
+        return []
+    awaited = {seat.index for seat in seats if seat.to_move}
+    for seat in late:
+        seat.timed_out = True
+        seat.timed_out_after = match.moves_played
+    pairs = bool(match.options.get("pairs"))
+    match.version += 1
+    if match.players <= 2 or pairs:
+        lost = {seat.index for seat in late}
+        if pairs:
+            lost = {s.index for s in seats if any(s.index % 2 == i % 2 for i in lost)}
+        for seat in seats:
+            seat.to_move = False
+            seat.rank = 2 if seat.index in lost and len(lost) < len(seats) else 1
+            seat.score = None
+        # Charge the clocks up to now, so the record shows the time that ran out.
+        clocks.tick(match, seats, awaited, set(), None, now)
+        match.mark_finished(now)
+        Seat.objects.bulk_update(
+            seats, ["to_move", "rank", "score", "timed_out", "timed_out_after"]
+        )
+        match.save(update_fields=_PLAY_FIELDS)
+        match_finished.send(sender=Match, match=match, seats=seats)
+    else:
+        clocks.tick(match, seats, awaited, awaited, None, now)
+        left = list(match.clock_left)
+        for seat in late:
+            left[seat.index] = None  # a bot plays it now: no clock
+        match.clock_left = left
+        match.clock_deadline = clocks.deadline(match, awaited)
+        Seat.objects.bulk_update(late, ["timed_out", "timed_out_after"])
+        match.save(update_fields=_PLAY_FIELDS)
+        _hand_to_bots(match, seats, match.engine.load(match.state))
+    match_id = match.pk
+    late_ids = [seat.pk for seat in late]
+    transaction.on_commit(lambda: _send_timed_out(match_id, late_ids))
+    return late
+
+
+def _send_timed_out(match_id: int, seat_ids: list[int]) -> None:
+    match = Match.objects.get(pk=match_id)
+    seats = list(Seat.objects.filter(pk__in=seat_ids).select_related("user").order_by("index"))
+    match_timed_out.send(sender=Match, match=match, seats=seats)
+
+
+@retried
+def time_out(match_id: int, version: int | None = None, now=None) -> bool:
+    """Apply the time-outs due now to one match, under its lock; ``False`` if none is due (or
+    the match moved on from ``version``, which set a new deadline). Run twice, by two workers,
+    or at the instant of a move, a time-out is applied once."""
+    try:
+        match, seats = _locked(match_id)
+    except NoSuchMatch:
+        return False
+    if version is not None and match.version != version:
+        return False
+    return bool(_apply_time_out(match, seats, now or timezone.now()))
+
+
+def expired_matches(now=None):
+    """(id, version) of every playing match whose clock has run out: one query on the
+    ``clock_deadline`` index."""
+    return (
+        Match.objects.filter(status=Match.Status.PLAYING, clock_deadline__lte=now or timezone.now())
+        .order_by("clock_deadline")
+        .values_list("pk", "version")
+    )

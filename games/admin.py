@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games import registry
 from games.engine import InvalidOptions
-from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+from games.models import Clock, Match, MoveRecord, RuleVariant, Seat, translate_engine_error
 
 OPTION_PREFIX = "opt__"
 
@@ -60,11 +60,21 @@ class RuleVariantForm(forms.ModelForm):
             "active",
             "rated",
             "ordering",
+            # The clock is a house rule of the table, validated by the model (clock_errors).
+            "clock",
+            "clock_minutes",
+            "clock_increment",
+            "clock_days",
         ]
 
     def __init__(self, *args, games=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.option_games = games or list(registry.game_keys())
+        # No clock unless the admin sets one (a form posted without the clock fields, e.g. by
+        # older tools, keeps today's behaviour).
+        for name in ("clock", "clock_increment"):
+            if name in self.fields:
+                self.fields[name].required = False
         current = self.instance.options if self.instance.pk else {}
         for game in self.option_games:
             for opt in registry.engine(game).OPTIONS:
@@ -75,6 +85,10 @@ class RuleVariantForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        if "clock" in self.fields and not cleaned.get("clock"):
+            cleaned["clock"] = Clock.NONE
+        if "clock_increment" in self.fields and cleaned.get("clock_increment") is None:
+            cleaned["clock_increment"] = 0
         game = cleaned.get("game") or self.instance.game
         if not registry.is_game(game):
             return cleaned
@@ -103,7 +117,16 @@ class RuleVariantForm(forms.ModelForm):
 @admin.register(RuleVariant)
 class RuleVariantAdmin(admin.ModelAdmin):
     form = RuleVariantForm
-    list_display = ["name_es", "name_en", "game", "active", "rated", "options_summary", "used_by"]
+    list_display = [
+        "name_es",
+        "name_en",
+        "game",
+        "active",
+        "rated",
+        "clock",
+        "options_summary",
+        "used_by",
+    ]
     list_filter = ["game", "active", "rated"]
     list_editable = ["active", "rated"]
     search_fields = ["name_es", "name_en", "slug"]
@@ -155,6 +178,19 @@ class RuleVariantAdmin(admin.ModelAdmin):
                 },
             )
         ]
+        fieldsets.append(
+            (
+                _("Clock"),
+                {
+                    "fields": ["clock", ("clock_minutes", "clock_increment"), "clock_days"],
+                    "description": _(
+                        "Live: minutes per member for the whole match, plus seconds added after "
+                        "each move. Correspondence: days for each move. A member out of time "
+                        "loses on time."
+                    ),
+                },
+            )
+        )
         titles = dict(registry.choices())
         for key in games:
             names = [field_name(key, opt) for opt in registry.engine(key).OPTIONS]
@@ -260,7 +296,7 @@ HIDDEN = _("hidden until the match is over")
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
-    fields = ["index", "user", "bot_level", "to_move", "resigned", "score", "rank"]
+    fields = ["index", "user", "bot_level", "to_move", "resigned", "timed_out", "score", "rank"]
     readonly_fields = fields
     can_delete = False
 
@@ -278,6 +314,11 @@ class MatchAdmin(HidesLiveSecrets, admin.ModelAdmin):
         "players",
         "status",
         "rated",
+        "clock",
+        "clock_minutes",
+        "clock_increment",
+        "clock_days",
+        "clock_deadline",
         "version",
         "created_by",
         "created_at",

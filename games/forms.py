@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games.models import RuleVariant
+from games.models import Clock, RuleVariant
 
 SEAT_CHOICES = [
     ("open", _("Open: for another member")),
@@ -14,6 +14,11 @@ SEAT_CHOICES = [
 
 class VariantChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj):
+        # The clock is part of the choice: a member should know before sitting down.
+        if obj.clock != Clock.NONE:
+            from games.clocks import describe
+
+            return f"{obj.name} ({describe(obj)})"
         return obj.name
 
 

@@ -52,7 +52,14 @@ def match_log(match: Match, seats=None, records=None) -> list[Group]:
     engine = app.engine
     if not hasattr(engine, "apply_logged") or not hasattr(app.present, "describe_move"):
         return []  # a game without a log of public events (the toy game of the tests)
-    names = seat_names(seats if seats is not None else match.seats.all())
+    seats = list(seats if seats is not None else match.seats.all())
+    names = seat_names(seats)
+    # Time-outs are not moves (the engine knows nothing of clocks): each is put in its place,
+    # after the moves that had been played when the seat's time ran out.
+    late: dict[int, list] = {}
+    for seat in seats:
+        if getattr(seat, "timed_out", False) and seat.timed_out_after is not None:
+            late.setdefault(seat.timed_out_after, []).append(seat)
     if records is None:
         records = list(match.moves.order_by("seq").values_list("seat", "code"))
     state = engine.new_game(match.players, options=match.options, seed=match.seed)
@@ -71,13 +78,36 @@ def match_log(match: Match, seats=None, records=None) -> list[Group]:
         line = app.present.describe_move(event, names)
         groups[-1].lines.append({**line, "number": number})
 
+    def add_time_outs(after: int) -> None:
+        for seat in late.get(after, ()):
+            if not groups:
+                groups.append(Group(ended + 1, group_title(app.present, ended + 1)))
+            groups[-1].lines.append(time_out_line(seat))
+
     for event in engine.view(state, None)["last_moves"]:
         add(event, None)
+    add_time_outs(0)
     for number, (seat, code) in enumerate(records, start=1):
         state, events = engine.apply_logged(state, seat, engine.parse_move(code))
         for event in events:
             add(event, number)
+        add_time_outs(number)
     return groups
+
+
+def time_out_line(seat) -> dict:
+    """A log line in the shape of ``describe_move``'s: "ana lost on time"."""
+    text = _("lost on time")
+    return {
+        "seat": seat.index,
+        "kind": "time_out",
+        "who": seat.display_name,
+        "text": text,
+        "cards": [],
+        "badge": None,
+        "sentence": f"{seat.display_name} {text}",
+        "number": None,
+    }
 
 
 def group_title(present, number: int) -> str:

@@ -22,6 +22,18 @@ from games import registry
 from games.engine import InvalidOptions
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
+BOT_LEVEL_NAMES = dict(BOT_LEVELS)
+
+# Sane bounds for a club's clocks: a live match of at most a day, a week per correspondence move.
+CLOCK_MAX_MINUTES = 24 * 60
+CLOCK_MAX_INCREMENT = 600
+CLOCK_MAX_DAYS = 30
+
+
+class Clock(models.TextChoices):
+    NONE = "none", _("No clock")
+    LIVE = "live", _("Live: minutes per member plus seconds per move")
+    CORRESPONDENCE = "correspondence", _("Correspondence: days per move")
 
 
 def new_seed() -> int:
@@ -64,6 +76,25 @@ class RuleVariant(models.Model):
         _("rated"), default=True, help_text=_("Matches under these rules change ratings.")
     )
     ordering = models.PositiveSmallIntegerField(_("order"), default=100)
+    # The clock is a house rule of the table, not of the game: the engines never see it.
+    clock = models.CharField(_("clock"), max_length=16, choices=Clock.choices, default=Clock.NONE)
+    clock_minutes = models.PositiveIntegerField(
+        _("minutes per member"),
+        null=True,
+        blank=True,
+        help_text=_("Live clock: each member's time for the whole match."),
+    )
+    clock_increment = models.PositiveIntegerField(
+        _("seconds added per move"),
+        default=0,
+        help_text=_("Live clock: added to a member's time after each of their moves."),
+    )
+    clock_days = models.PositiveSmallIntegerField(
+        _("days per move"),
+        null=True,
+        blank=True,
+        help_text=_("Correspondence clock: the time a member has for each move."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -106,7 +137,41 @@ class RuleVariant(models.Model):
             counts.append(players)
         return counts
 
+    def clock_errors(self) -> dict:
+        """What is wrong with the clock settings, by field (empty when they are good)."""
+        errors = {}
+        if self.clock == Clock.LIVE:
+            if not self.clock_minutes or not 1 <= self.clock_minutes <= CLOCK_MAX_MINUTES:
+                errors["clock_minutes"] = _(
+                    "A live clock needs between 1 and %(max)s minutes per member."
+                ) % {"max": CLOCK_MAX_MINUTES}
+            if self.clock_increment is None or not (
+                0 <= self.clock_increment <= CLOCK_MAX_INCREMENT
+            ):
+                errors["clock_increment"] = _(
+                    "The seconds added per move must be between 0 and %(max)s."
+                ) % {"max": CLOCK_MAX_INCREMENT}
+        elif self.clock == Clock.CORRESPONDENCE and not (
+            self.clock_days and 1 <= self.clock_days <= CLOCK_MAX_DAYS
+        ):
+            errors["clock_days"] = _(
+                "A correspondence clock needs between 1 and %(max)s days per move."
+            ) % {"max": CLOCK_MAX_DAYS}
+        return errors
+
+    def clock_settings(self) -> dict:
+        """What a match copies when it is made (see ``Match.copy_clock``)."""
+        return {
+            "clock": self.clock,
+            "clock_minutes": self.clock_minutes if self.clock == Clock.LIVE else None,
+            "clock_increment": self.clock_increment if self.clock == Clock.LIVE else 0,
+            "clock_days": self.clock_days if self.clock == Clock.CORRESPONDENCE else None,
+        }
+
     def clean(self) -> None:
+        errors = self.clock_errors()
+        if errors:
+            raise ValidationError(errors)
         if not registry.is_game(self.game):
             return  # the choices validation on the field reports it
         if not isinstance(self.options, dict):
@@ -189,6 +254,19 @@ class Match(models.Model):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The clock the match started with (copied from its house rules, like the options) and its
+    # state, on the match row that every move saves anyway: a move pays no query for its clock.
+    # ``clock_left``: per seat index, the milliseconds left as of ``clock_turn_started`` (``None``
+    # for a seat a bot plays: a bot never loses on time). A seat awaited now is running since
+    # ``clock_turn_started``; ``clock_deadline`` is when the first of them runs out, indexed so
+    # the worker's sweep finds the expired matches in one query (games/clocks.py).
+    clock = models.CharField(_("clock"), max_length=16, choices=Clock.choices, default=Clock.NONE)
+    clock_minutes = models.PositiveIntegerField(_("minutes per member"), null=True, blank=True)
+    clock_increment = models.PositiveIntegerField(_("seconds added per move"), default=0)
+    clock_days = models.PositiveSmallIntegerField(_("days per move"), null=True, blank=True)
+    clock_left = models.JSONField(_("time left (ms)"), null=True, blank=True, editable=False)
+    clock_turn_started = models.DateTimeField(null=True, blank=True, editable=False)
+    clock_deadline = models.DateTimeField(null=True, blank=True, db_index=True, editable=False)
 
     objects = MatchQuerySet.as_manager()
 
@@ -259,6 +337,7 @@ class Match(models.Model):
                 }
                 for seat in seats
             ],
+            "clock": self._export_clock(),
             "moves": [
                 {"seat": seat, "code": code}
                 for seat, code in self.moves.order_by("seq").values_list("seat", "code")
@@ -269,10 +348,35 @@ class Match(models.Model):
                     "score": seat.score,
                     "rank": seat.rank,
                     "resigned": seat.resigned,
+                    "timed_out": seat.timed_out,
+                    "timed_out_after": seat.timed_out_after,
                 }
                 for seat in seats
             ],
         }
+
+    def _export_clock(self) -> dict | None:
+        """The clock's settings and its final state (ms left per seat; ``null`` for a bot)."""
+        if not self.has_clock:
+            return None
+        return {
+            "kind": self.clock,
+            "minutes": self.clock_minutes,
+            "increment_seconds": self.clock_increment,
+            "days_per_move": self.clock_days,
+            "left_ms": self.clock_left,
+        }
+
+    @property
+    def has_clock(self) -> bool:
+        return self.clock != Clock.NONE
+
+    def clock_seats(self, now=None) -> dict[int, dict]:
+        """Per seat index: ``ms`` left as of ``now`` and whether it is ``running`` (the seat is
+        awaited), for the table, the lobby and the export. Empty without a clock."""
+        from games import clocks  # clocks imports this module
+
+        return clocks.seats_now(self, now)
 
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""
@@ -307,6 +411,11 @@ class Seat(models.Model):
     score = models.IntegerField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
+    # Lost on time in a match that goes on (Scout with 3 to 5): an easy bot plays the seat to
+    # the end, the member keeps it for the record and ranks last. ``timed_out_after``: how many
+    # moves had been played, so the game log and the replay place the time-out.
+    timed_out = models.BooleanField(_("lost on time"), default=False)
+    timed_out_after = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["match", "index"]
@@ -332,17 +441,33 @@ class Seat(models.Model):
         return bool(self.bot_level)
 
     @property
+    def plays_as_bot(self) -> str:
+        """The bot level that plays this seat: its own, "easy" after a time-out, else ""."""
+        return self.bot_level or ("easy" if self.timed_out else "")
+
+    @property
     def is_free(self) -> bool:
         return self.user_id is None and not self.bot_level
 
     @property
     def display_name(self) -> str:
+        # A table names every seat dozens of times per render (Scout's lists, the log): the
+        # name is worked out once per seat object and language, not once per mention.
+        # Keyed on who sits there too, so a seat that is joined or left is named anew.
+        key = (get_language(), self.user_id, self.bot_level)
+        names = self.__dict__.setdefault("_display_names", {})
+        name = names.get(key)
+        if name is None:
+            name = names[key] = self._display_name()
+        return name
+
+    def _display_name(self) -> str:
         if self.user_id:
             return self.user.get_username()
         if self.bot_level:
             # Two bots of one level at a table must still be told apart.
             return _("%(bot)s %(number)s") % {
-                "bot": self.get_bot_level_display(),
+                "bot": BOT_LEVEL_NAMES.get(self.bot_level, self.bot_level),
                 "number": self.index + 1,
             }
         return str(_("free seat"))

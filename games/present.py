@@ -49,6 +49,10 @@ def table_context(
     seat = match.seat_of(user)
     seat_index = seat.index if seat else None
     seats = list(match.seats.all())
+    # Each seat's clock as of now, for the seats panel (None: no clock, or a bot's seat).
+    shown = match.clock_seats()
+    for s in seats:
+        s.clock = shown.get(s.index)
     context = {
         "match": match,
         "seats": seats,
@@ -63,7 +67,7 @@ def table_context(
         # The push stream brings each move at once; only while it is down does static/js/live.js
         # poll. While a bot is to move, its moves come every half second or so (the worker's
         # pause): the fallback then looks more often, so each shows as its own step.
-        "poll_ms": 500 if any(s.bot_level and s.to_move for s in seats) else 2000,
+        "poll_ms": 500 if any(s.plays_as_bot and s.to_move for s in seats) else 2000,
         # Reversed once here: a table has a form per legal move, and all post to it.
         "move_url": reverse("games:move", args=[match.pk]),
         "poll_url": reverse("games:poll", args=[match.pk]),
@@ -78,7 +82,13 @@ def table_context(
         state = engine.load(match.state)
     view = engine.view(state, seat_index)
     moves = []
-    if seat is not None and match.status == Match.Status.PLAYING and not step:
+    # A member who lost on time watches an easy bot play their seat.
+    if (
+        seat is not None
+        and match.status == Match.Status.PLAYING
+        and not step
+        and not seat.timed_out
+    ):
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
     # The recent moves in words, by the same describe_move as the game log and the replay.

@@ -5,6 +5,8 @@
   (and every other page of the match) sees each bot move as a step.
 - :func:`finish_stuck_bot_turns`: a periodic sweep that hands back to the worker any playing
   match left waiting on a bot (a worker killed mid-way, a queue lost), so nothing stays stuck.
+- :func:`sweep_clocks`: a periodic sweep that applies the time-outs of matches whose clock ran
+  out, even when nobody has the table open.
 
 Every task re-checks everything under the match's lock, like a request: run twice, run by two
 workers at once or cut off half-way, it never makes a move twice nor loses one.
@@ -16,6 +18,7 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
 
@@ -69,7 +72,10 @@ def finish_stuck_bot_turns() -> int:
         Match.objects.filter(
             status=Match.Status.PLAYING,
             updated_at__lt=cutoff,
-            pk__in=Seat.objects.filter(to_move=True).exclude(bot_level="").values("match_id"),
+            # A seat played by a bot after its member's time-out waits on the worker too.
+            pk__in=Seat.objects.filter(to_move=True)
+            .filter(~Q(bot_level="") | Q(timed_out=True))
+            .values("match_id"),
         )
         .order_by("pk")
         .values_list("pk", "version")
@@ -78,4 +84,17 @@ def finish_stuck_bot_turns() -> int:
     for match_id, version in stuck:
         queue_bot_move(match_id, version)
         count += 1
+    return count
+
+
+@task()
+def sweep_clocks() -> int:
+    """Apply the time-outs of every playing match whose clock has run out; returns how many
+    matches it ended or handed a seat to a bot. One indexed query finds them; each is then
+    handled under its lock with its version compared, so a member moving at the same instant,
+    or a second worker sweeping too, never makes a time-out happen twice."""
+    now = timezone.now()
+    count = 0
+    for match_id, version in list(actions.expired_matches(now)):
+        count += actions.time_out(match_id, version, now=now)
     return count

@@ -8,6 +8,7 @@ from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -165,10 +166,23 @@ def _render_table(request, match, state=None, error=None):
     return TemplateResponse(request, "games/match.html", context)
 
 
+def _clock_due(status, deadline) -> bool:
+    return status == Match.Status.PLAYING and deadline is not None and deadline <= timezone.now()
+
+
+def _on_time(match: Match) -> Match:
+    """The match, with the time-out its clock has come to applied first: the worker's sweep
+    may be a few seconds away, and nobody should see a clock at zero with the game going on."""
+    if _clock_due(match.status, match.clock_deadline):
+        actions.time_out(match.pk)
+        match = access.match_for_viewer(match.pk)
+    return match
+
+
 @private_no_store
 @require_GET
 def match_page(request, pk):
-    match = access.match_for_viewer(pk)
+    match = _on_time(access.match_for_viewer(pk))
     return _render_table(request, match)
 
 
@@ -193,10 +207,14 @@ def poll(request, pk):
     every move is shown as its own step. Otherwise it gets the table as it is now.
     """
     version, shown_moves = _int_param(request, "v"), _int_param(request, "m")
-    row = Match.objects.filter(pk=pk).values_list("version", "moves_played").first()
+    fields = ("version", "moves_played", "status", "clock_deadline")
+    row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row is None:
         raise Http404(_("There is no match with that number."))
-    current, moves_played = row
+    if _clock_due(row[2], row[3]):
+        actions.time_out(pk)
+        row = Match.objects.filter(pk=pk).values_list(*fields).first()
+    current, moves_played = row[:2]
     if current == version:
         return HttpResponse(status=204)
     if (

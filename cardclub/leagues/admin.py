@@ -65,7 +65,7 @@ class FixtureSeatInline(admin.TabularInline):
     model = FixtureSeat
     extra = 0
     # Results change only through the actions below, which leave an audit line.
-    readonly_fields = ["index", "user", "rank", "score", "forfeited"]
+    readonly_fields = ["index", "user", "rank", "score", "forfeited", "ready_at"]
     can_delete = False
 
     def has_add_permission(self, request, obj=None):
@@ -153,7 +153,10 @@ class FixtureAdmin(admin.ModelAdmin):
 
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "season", "deadline"]
+    list_display = ["__str__", "season", "deadline", "starts_at"]
+    fields = ["season", "number", "deadline", "starts_at"]
+    # Rounds are made with the season's fixtures; only their times are the admin's to move.
+    readonly_fields = ["season", "number"]
     list_filter = ["season"]
 
 

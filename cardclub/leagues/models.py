@@ -249,6 +249,17 @@ class Round(models.Model):
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField(_("round"))
     deadline = models.DateTimeField(_("deadline"))
+    # Optional: a club that meets at a set hour starts the round's matches then, whoever has
+    # said "ready" (the worker's periodic task does it); without it only "ready" starts them.
+    starts_at = models.DateTimeField(
+        _("start time"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Optional. At this time every fixture of the round still to play starts, "
+            "whoever has said they are ready."
+        ),
+    )
 
     class Meta:
         ordering = ["season", "number"]
@@ -261,10 +272,28 @@ class Round(models.Model):
     def __str__(self) -> str:
         return gettext("Round %(n)d") % {"n": self.number}
 
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        # A start at or after the deadline would start matches the overdue sweep forfeits.
+        if self.starts_at and self.deadline and self.starts_at >= self.deadline:
+            raise ValidationError({"starts_at": _("The round must start before its deadline.")})
+
 
 class FixtureQuerySet(models.QuerySet):
     def unplayed(self):
         return self.filter(status__in=[Fixture.Status.SCHEDULED, Fixture.Status.PLAYING])
+
+    def due_to_start(self, now=None):
+        """Fixtures still to start whose round's start time has passed, in a running season
+        (those already past their own deadline are left to the overdue sweep)."""
+        now = now or timezone.now()
+        return self.filter(
+            status=Fixture.Status.SCHEDULED,
+            round__starts_at__lte=now,
+            round__season__status=Season.Status.RUNNING,
+            deadline__gt=now,
+        )
 
     def overdue(self, now=None):
         return self.unplayed().filter(
@@ -423,6 +452,9 @@ class FixtureSeat(models.Model):
     rank = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
     score = models.IntegerField(_("game score"), null=True, blank=True)
     forfeited = models.BooleanField(_("forfeited"), default=False)
+    # When the member said "ready" (empty: not ready, or took it back). The last seat to become
+    # ready starts the match; see actions.say_ready.
+    ready_at = models.DateTimeField(_("ready since"), null=True, blank=True)
 
     class Meta:
         ordering = ["fixture", "index"]

@@ -11,5 +11,6 @@ urlpatterns = [
     path("", views.league_list, name="list"),
     path("season/<id:pk>/", views.season_page, name="season"),
     path("season/<id:pk>/join/", views.join, name="join"),
-    path("fixture/<id:pk>/start/", views.start, name="start"),
+    path("fixture/<id:pk>/ready/", views.ready, name="ready"),
+    path("fixture/<id:pk>/unready/", views.unready, name="unready"),
 ]

@@ -97,15 +97,44 @@ def join(request, pk):
     return redirect(season)
 
 
+def _back(request, fixture: Fixture):
+    """Back where the member pressed the button: the page they came from when it is this site's
+    (the season page, the lobby), else the fixture's season."""
+    from django.utils.http import url_has_allowed_host_and_scheme
+
+    came_from = request.POST.get("next", "")
+    if came_from and url_has_allowed_host_and_scheme(
+        came_from, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(came_from)
+    return redirect(fixture.round.season)
+
+
 @require_POST
-def start(request, pk):
+def ready(request, pk):
     fixture = access.fixture_or_404(pk)
     try:
-        fixture = actions.start_fixture(fixture.pk, request.user)
+        fixture = actions.say_ready(fixture.pk, request.user)
     except LeagueError as error:
         messages.error(request, str(error))
-        return redirect(fixture.round.season)
-    return redirect(fixture.match)
+        return _back(request, fixture)
+    if fixture.match_id:
+        messages.success(request, _("Everybody is ready: the match has started."))
+        return redirect(fixture.match)
+    messages.success(request, _("You are ready. The match starts when everybody is."))
+    return _back(request, fixture)
+
+
+@require_POST
+def unready(request, pk):
+    fixture = access.fixture_or_404(pk)
+    try:
+        actions.take_back_ready(fixture.pk, request.user)
+    except LeagueError as error:
+        messages.error(request, str(error))
+    else:
+        messages.info(request, _("You are no longer marked as ready."))
+    return _back(request, fixture)
 
 
 def my_next_fixtures(user, limit: int = 5):

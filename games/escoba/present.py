@@ -167,3 +167,10 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
         if raw["hand"] == view["hand_number"] and raw["kind"] != "last_take":
             ids.extend(([raw["card"]] if raw["card"] else []) + list(raw["cards"]))
     return lines, ids
+
+
+def card_html(card, small: bool = False) -> str:
+    """One card as HTML, as the table draws it (for the move lines drawn by a tag)."""
+    from games.escoba.templatetags.escoba_tags import escoba_card_html
+
+    return escoba_card_html(card, small=small)

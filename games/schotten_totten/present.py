@@ -310,3 +310,10 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
         # The round's cards went back to the deck: nothing of it is on the new board.
         ids = []
     return lines, ids
+
+
+def card_html(card, small: bool = False) -> str:
+    """One card as HTML, as the table draws it (for the move lines drawn by a tag)."""
+    from games.schotten_totten.templatetags.schotten_totten_tags import st_card_html
+
+    return st_card_html(card, small=small)

@@ -491,3 +491,10 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
         # The round's cards were dealt again: nothing of it is on the new table.
         ids = []
     return lines, ids
+
+
+def card_html(card, small: bool = False) -> str:
+    """One card as HTML, as the table draws it (for the move lines drawn by a tag)."""
+    from games.scout.templatetags.scout_tags import scout_card_html
+
+    return scout_card_html(card, small=small)

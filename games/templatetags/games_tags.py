@@ -1,8 +1,47 @@
 from __future__ import annotations
 
 from django import template
+from django.template.loader import get_template
+from django.utils.html import format_html, format_html_join
+
+from games import registry
 
 register = template.Library()
+
+
+def _small_card(context, card) -> str:
+    """One card drawn small, by the game's ``present.card_html`` when it has one (a plain
+    function: no template per card), else by its ``card.html``."""
+    match = context.get("match")
+    present = registry.present(match.game) if match is not None else None
+    draw = getattr(present, "card_html", None)
+    if draw is not None:
+        return draw(card, small=True)
+    return get_template(context["card_template"]).render({"card": card, "small": True})
+
+
+@register.simple_tag(takes_context=True)
+def move_line(context, line):
+    """One move in words (a line of the game's ``present.describe_move``): who, what, the cards
+    drawn small and a badge; the same on the table's last moves, the game log and the replay.
+
+    A tag rather than an include with an include per card: the last moves are on every table
+    fragment, and drawing them by includes was a fifth of a move's response.
+    """
+    who = format_html('<strong class="who">{}</strong> ', line["who"]) if line.get("who") else ""
+    cards = ""
+    if line.get("cards"):
+        cards = format_html(
+            ' <span class="move-cards" aria-hidden="true">{}</span>',
+            # A space between two cards, as between two inline blocks written on their own lines.
+            format_html_join(" ", "{}", ((_small_card(context, c),) for c in line["cards"])),
+        )
+    badge = (
+        format_html(' <strong class="badge good">{}</strong>', line["badge"])
+        if line.get("badge")
+        else ""
+    )
+    return format_html('{}<span class="what">{}</span>{}{}', who, line["text"], cards, badge)
 
 
 @register.filter
@@ -43,3 +82,50 @@ def minus(value):
     """A number with a real minus sign ("−3", not the hyphen of "-3"), as every score is written."""
     text = str(value)
     return "\u2212" + text[1:] if text.startswith("-") else text
+
+
+@register.filter
+def clock_text(ms, kind):
+    """Time left as a clock shows it: "12:05" (or "1:02:05") on a live clock; days and hours
+    ("2 d 5 h", or hours and minutes under a day) on a correspondence clock."""
+    from django.utils.translation import gettext as _
+
+    try:
+        seconds = max(0, int(ms)) // 1000
+    except (TypeError, ValueError):
+        return ""
+    if kind == "correspondence":
+        days, rest = divmod(seconds, 86400)
+        hours, rest = divmod(rest, 3600)
+        if days:
+            return _("%(days)s d %(hours)s h") % {"days": days, "hours": hours}
+        return _("%(hours)s h %(minutes)s min") % {"hours": hours, "minutes": rest // 60}
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}"
+
+
+@register.simple_tag
+def lobby_clock(match, user):
+    """The clock a member's match list shows: their own while it runs, else the first running
+    one (whose time the table is waiting on); ``None`` without a clock or once over."""
+    shown = match.clock_seats()
+    if not shown:
+        return None
+    mine = next((s.index for s in match.seats.all() if s.user_id == user.pk), None)
+    if mine in shown and shown[mine]["running"]:
+        return {"kind": match.clock, "mine": True, **shown[mine]}
+    running = sorted((info["ms"], index) for index, info in shown.items() if info["running"])
+    if not running:
+        return None
+    return {"kind": match.clock, "mine": False, **shown[running[0][1]]}
+
+
+@register.filter
+def clock_rule(rules):
+    """The clock of a match or of house rules in words."""
+    from games.clocks import describe
+
+    return describe(rules)

@@ -47,15 +47,25 @@ def setup_django(database: Path) -> None:
     call_command("migrate", verbosity=0)
 
 
-def serve(handler, environ: dict) -> tuple[int, bytes, float]:
-    """Call the WSGI handler as a server would: status, body and server time in ms."""
+def serve(handler, environ: dict) -> tuple[int, bytes, tuple[float, float]]:
+    """Call the WSGI handler as a server would: status, body and the server time in ms, as
+    (wall clock, this thread's CPU time). The CPU time is what the request costs whatever else
+    the machine does; the wall clock is what the member waits on a quiet machine."""
     status = []
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.thread_time()
     response = handler(environ, lambda code, headers, exc_info=None: status.append(code))
     body = b"".join(response)
     response.close()
-    elapsed = (time.perf_counter() - start) * 1000
+    elapsed = ((time.perf_counter() - start) * 1000, (time.thread_time() - start_cpu) * 1000)
     return int(status[0].split()[0]), body, elapsed
+
+
+def medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    """The median wall-clock and CPU milliseconds of ``serve`` samples."""
+    return (
+        statistics.median(wall for wall, _cpu in samples),
+        statistics.median(cpu for _wall, cpu in samples),
+    )
 
 
 def against_bots(handler, member, bare_environ, game: str, players: int, user):
@@ -117,7 +127,7 @@ def against_bots(handler, member, bare_environ, game: str, players: int, user):
             assert status == 200, (kind, status)
         worker(match)
     label = f"move POST vs {players - 1} hard bot{'s' if players > 2 else ''} ({game})"
-    return label, statistics.median(times["bare"]), statistics.median(times["move"]), most
+    return label, medians(times["bare"]), medians(times["move"]), most
 
 
 def main() -> int:
@@ -227,29 +237,36 @@ def main() -> int:
                             kind = "final move" if finals > 1 else "first final move"
                         queries[kind] = max(queries[kind], len(captured))
                     assert status == expect, (kind, status)
-            bare_ms, poll_ms, move_ms = (
-                statistics.median(times[k]) for k in ("bare", "poll", "move")
-            )
+            bare_ms, poll_ms, move_ms = (medians(times[k]) for k in ("bare", "poll", "move"))
             bot_rows = [
                 against_bots(handler, members[0], bare_environ, "escoba", 2, users[0]),
                 against_bots(handler, members[0], bare_environ, "scout", 5, users[0]),
             ]
 
+    def ratio(ms, bare):
+        return (ms[0] / bare[0], ms[1] / bare[1])
+
     rows = [
-        ("bare view (session + user)", bare_ms, 1.0, queries["bare"], None, None),
-        ("move POST, htmx, no bots", move_ms, move_ms / bare_ms, queries["move"], 5.0, 12),
-        ("unchanged poll (204)", poll_ms, poll_ms / bare_ms, queries["poll"], 2.5, 4),
+        ("bare view (session + user)", bare_ms, (1.0, 1.0), queries["bare"], None, None),
+        ("move POST, htmx, no bots", move_ms, ratio(move_ms, bare_ms), queries["move"], 5.0, 12),
+        ("unchanged poll (204)", poll_ms, ratio(poll_ms, bare_ms), queries["poll"], 2.5, 4),
     ]
     for label, bare_bots_ms, bots_ms, bots_queries in bot_rows:
-        rows.append(("bare view, beside the next row", bare_bots_ms, 1.0, None, None, None))
-        rows.append((label, bots_ms, bots_ms / bare_bots_ms, bots_queries, 5.0, 12))
-    print(f"{'request':<36} {'median ms':>10} {'x bare':>8} {'queries':>8}   target")
+        rows.append(("bare view, beside the next row", bare_bots_ms, (1.0, 1.0), None, None, None))
+        rows.append((label, bots_ms, ratio(bots_ms, bare_bots_ms), bots_queries, 5.0, 12))
+    print(
+        f"{'request':<36} {'median ms':>10} {'x bare':>7} {'cpu ms':>7} {'x bare':>7}"
+        f" {'queries':>8}   target (on the wall clock)"
+    )
     ok = True
-    for name, ms, ratio, count, max_ratio, max_queries in rows:
+    for name, (ms, cpu), (wall_ratio, cpu_ratio), count, max_ratio, max_queries in rows:
         target = "" if max_ratio is None else f"≤ {max_ratio}x, ≤ {max_queries} queries"
         shown = "" if count is None else count
-        print(f"{name:<36} {ms:>10.2f} {ratio:>8.2f} {shown:>8}   {target}")
-        if max_ratio is not None and (ratio > max_ratio or count > max_queries):
+        print(
+            f"{name:<36} {ms:>10.2f} {wall_ratio:>7.2f} {cpu:>7.2f} {cpu_ratio:>7.2f}"
+            f" {shown:>8}   {target}"
+        )
+        if max_ratio is not None and (wall_ratio > max_ratio or count > max_queries):
             ok = False
     print(
         f"({MOVES} moves, each after one bare request and one poll; every {COUNT_EVERY}th request"

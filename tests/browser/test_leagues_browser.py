@@ -48,9 +48,17 @@ def test_a_four_member_season_round_is_played_from_the_site(
     losers, winners = [], []
     for fixture in Fixture.objects.filter(round__season=season, round__number=1):
         first, second = (s.user for s in fixture.seats.order_by("index"))
+        # The second member says "ready" and is shown waiting; the first one's "ready" starts
+        # the match.
+        other = session_for(browser, base, second.username)
+        other.goto(season_url)
+        other.locator(f"form[action$='/fixture/{fixture.pk}/ready/'] button").click()
+        row = other.locator(f"li[data-fixture='{fixture.pk}']")
+        expect(row).to_contain_text(f"{second.username}: ✓ listo")  # the site speaks Spanish
+        expect(row).to_contain_text(f"{first.username}: esperando")
         page = session_for(browser, base, first.username)
         page.goto(season_url)
-        page.locator(f"form[action$='/fixture/{fixture.pk}/start/'] button").click()
+        page.locator(f"form[action$='/fixture/{fixture.pk}/ready/'] button").click()
         expect(page.locator("form.resign-form button")).to_be_visible()
         page.once("dialog", lambda dialog: dialog.accept())
         page.locator("form.resign-form button").click()

@@ -402,7 +402,8 @@ class Races:
             season.add_player(self.user(member))
         season.generate_fixtures()
         fixture = Fixture.objects.get(round__season=season)
-        fixture = league_actions.start_fixture(fixture.pk, self.user(a))
+        for member in (a, b):  # both say "ready": the second one starts the match
+            fixture = league_actions.say_ready(fixture.pk, self.user(member))
         match = fixture.match
         order = [self.by_id[uid] for uid in self.seated(match)]
         seat, code = self.near_end(match)

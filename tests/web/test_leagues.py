@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from cardclub.leagues import actions
 from cardclub.leagues.models import Fixture, League, LeagueError, ResultChange, Season
@@ -17,6 +17,13 @@ from games.models import Match
 from tests.web.table_helpers import variant
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def in_english():
+    """Messages are compared in English (the site's default is Spanish)."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture
@@ -46,6 +53,14 @@ def running(season, four):
 
 def my_fixture(season, user, number=1) -> Fixture:
     return Fixture.objects.get(round__season=season, round__number=number, seats__user=user)
+
+
+def start_by_ready(fixture_id) -> Fixture:
+    """Every seated member says "ready": the last one starts the match."""
+    for seat in Fixture.objects.get(pk=fixture_id).seats.order_by("index"):
+        fixture = actions.say_ready(fixture_id, seat.user)
+    assert fixture.match_id is not None
+    return fixture
 
 
 def rows(client, season):
@@ -90,11 +105,14 @@ def test_fixtures_need_a_table_size_the_house_rules_allow(season, four):
     assert not season.rounds.exists()
 
 
-def test_a_seated_member_starts_the_fixture_match_in_the_fixtures_seat_order(
+def test_the_match_starts_once_every_seated_member_is_ready_in_the_fixtures_seat_order(
     client_for, running, alice
 ):
     fixture = my_fixture(running, alice)
-    response = client_for(alice).post(reverse("leagues:start", args=[fixture.pk]))
+    other = fixture.seats.exclude(user=alice).get().user
+    response = client_for(other).post(reverse("leagues:ready", args=[fixture.pk]))
+    assert response.status_code == 302
+    response = client_for(alice).post(reverse("leagues:ready", args=[fixture.pk]))
     fixture.refresh_from_db()
     assert response.status_code == 302
     assert response["Location"] == fixture.match.get_absolute_url()
@@ -106,27 +124,156 @@ def test_a_seated_member_starts_the_fixture_match_in_the_fixtures_seat_order(
         s.user_id for s in fixture.seats.order_by("index")
     ]
     assert fixture.status == Fixture.Status.PLAYING
-
-
-def test_a_fixture_is_started_once_and_only_by_its_members(running, alice, charlie):
-    fixture = my_fixture(running, alice)
-    with pytest.raises(LeagueError):
-        actions.start_fixture(fixture.pk, charlie)
-    actions.start_fixture(fixture.pk, alice)
-    with pytest.raises(LeagueError):
-        actions.start_fixture(fixture.pk, alice)
     assert Match.objects.count() == 1
 
 
+def test_one_member_alone_does_not_start_the_match_and_is_shown_waiting_for_the_other(
+    client_for, running, alice
+):
+    fixture = my_fixture(running, alice)
+    other = fixture.seats.exclude(user=alice).get().user
+    response = client_for(alice).post(
+        reverse("leagues:ready", args=[fixture.pk]), {"next": running.get_absolute_url()}
+    )
+    assert response["Location"] == running.get_absolute_url()
+    fixture.refresh_from_db()
+    assert fixture.status == Fixture.Status.SCHEDULED
+    assert fixture.match is None
+    assert not Match.objects.exists()
+    page = client_for(other).get(running.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="en")
+    html = page.content.decode()
+    row = html[html.index(f'data-fixture="{fixture.pk}"') :]
+    row = row[: row.index("</li>")]
+    assert 'alice: <span aria-hidden="true">✓ </span>ready' in row
+    assert f"{other.username}: waiting" in row
+    # The other member is offered "ready", alice the way back.
+    assert reverse("leagues:ready", args=[fixture.pk]) in row
+    html = client_for(alice).get(running.get_absolute_url()).content.decode()
+    assert reverse("leagues:unready", args=[fixture.pk]) in html
+
+
+def test_a_member_takes_ready_back_and_the_match_then_waits_for_them(client_for, running, alice):
+    fixture = my_fixture(running, alice)
+    other = fixture.seats.exclude(user=alice).get().user
+    actions.say_ready(fixture.pk, alice)
+    response = client_for(alice).post(reverse("leagues:unready", args=[fixture.pk]))
+    assert response.status_code == 302
+    assert fixture.seats.get(user=alice).ready_at is None
+    actions.say_ready(fixture.pk, other)
+    fixture.refresh_from_db()
+    assert fixture.status == Fixture.Status.SCHEDULED
+    assert not Match.objects.exists()
+    actions.say_ready(fixture.pk, alice)
+    fixture.refresh_from_db()
+    assert fixture.status == Fixture.Status.PLAYING
+
+
+def test_ready_is_only_for_the_fixtures_members_and_only_once_it_can_start(
+    client_for, running, alice, charlie
+):
+    fixture = my_fixture(running, alice)
+    with pytest.raises(LeagueError, match="You do not play in this fixture"):
+        actions.say_ready(fixture.pk, charlie)
+    response = client_for(charlie).post(
+        reverse("leagues:ready", args=[fixture.pk]), follow=True, HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert "You do not play in this fixture." in response.content.decode()
+    assert not fixture.seats.filter(ready_at__isnull=False).exists()
+    start_by_ready(fixture.pk)
+    for action in (actions.say_ready, actions.take_back_ready):
+        with pytest.raises(LeagueError, match="already been started"):
+            action(fixture.pk, alice)
+    assert Match.objects.count() == 1
+    running.close()
+    later = my_fixture(running, alice, number=2)
+    with pytest.raises(LeagueError, match="season is not running"):
+        actions.say_ready(later.pk, alice)
+    assert client_for(alice).post(reverse("leagues:ready", args=[999999])).status_code == 404
+
+
 def test_a_later_rounds_fixture_waits_for_its_round(running, alice):
-    with pytest.raises(LeagueError):
-        actions.start_fixture(my_fixture(running, alice, number=2).pk, alice)
+    with pytest.raises(LeagueError, match="round has not started"):
+        actions.say_ready(my_fixture(running, alice, number=2).pk, alice)
+    assert my_fixture(running, alice, number=2).seats.get(user=alice).ready_at is None
     running.next_round()
-    actions.start_fixture(my_fixture(running, alice, number=2).pk, alice)
+    start_by_ready(my_fixture(running, alice, number=2).pk)
+
+
+def test_the_rounds_start_time_starts_its_fixtures_through_the_periodic_task(running, alice):
+    from cardclub.leagues.tasks import start_fixtures_at_round_time
+
+    first = running.rounds.get(number=1)
+    mine = my_fixture(running, alice)
+    actions.say_ready(mine.pk, alice)  # ready or not: the start time starts every fixture
+    assert start_fixtures_at_round_time.call() == 0  # no start time set
+    first.starts_at = timezone.now() + timedelta(minutes=5)
+    first.save()
+    assert start_fixtures_at_round_time.call() == 0  # not yet
+    first.starts_at = timezone.now() - timedelta(minutes=1)
+    first.save()
+    assert start_fixtures_at_round_time.call() == 2
+    for fixture in first.fixtures.all():
+        assert fixture.status == Fixture.Status.PLAYING
+        assert [s.user_id for s in fixture.match.seats.order_by("index")] == [
+            s.user_id for s in fixture.seats.order_by("index")
+        ]
+    # Run again (a task may run twice): nothing more starts.
+    assert start_fixtures_at_round_time.call() == 0
+    assert Match.objects.count() == 2
+    # Round 2 has no start time: its fixtures wait.
+    assert not Fixture.objects.filter(round__number=2, match__isnull=False).exists()
+
+
+def test_the_round_start_task_leaves_a_season_that_is_not_running_alone(running):
+    from cardclub.leagues.tasks import start_fixtures_at_round_time
+
+    running.rounds.filter(number=1).update(starts_at=timezone.now() - timedelta(hours=1))
+    running.close()
+    assert start_fixtures_at_round_time.call() == 0
+    assert not Match.objects.exists()
+
+
+def test_the_admin_sets_a_rounds_start_time(admin_client, running):
+    first = running.rounds.get(number=1)
+    url = reverse("admin:leagues_round_change", args=[first.pk])
+    page = admin_client.get(url)
+    assert page.status_code == 200
+    assert 'name="starts_at_0"' in page.content.decode()
+    when = timezone.localtime(first.deadline - timedelta(days=3))
+    local = timezone.localtime(first.deadline)
+    response = admin_client.post(
+        url,
+        {
+            "deadline_0": local.strftime("%Y-%m-%d"),
+            "deadline_1": local.strftime("%H:%M:%S"),
+            "starts_at_0": when.strftime("%Y-%m-%d"),
+            "starts_at_1": when.strftime("%H:%M:%S"),
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    first.refresh_from_db()
+    assert first.starts_at == when.replace(microsecond=0)
+    assert first.deadline == local
+    # A start after the deadline is refused with a message, and nothing changes.
+    late = local + timedelta(hours=1)
+    response = admin_client.post(
+        url,
+        {
+            "deadline_0": local.strftime("%Y-%m-%d"),
+            "deadline_1": local.strftime("%H:%M:%S"),
+            "starts_at_0": late.strftime("%Y-%m-%d"),
+            "starts_at_1": late.strftime("%H:%M:%S"),
+        },
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 200
+    assert "The round must start before its deadline." in response.content.decode()
+    first.refresh_from_db()
+    assert first.starts_at == when.replace(microsecond=0)
 
 
 def test_a_fixture_match_that_finishes_updates_the_standings(client_for, running, alice):
-    fixture = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    fixture = start_by_ready(my_fixture(running, alice).pk)
     opponent = fixture.seats.exclude(user=alice).get().user
     game_actions.resign(fixture.match.pk, alice)
     fixture.refresh_from_db()
@@ -151,19 +298,19 @@ def test_start_match_for_seats_members_in_the_order_given_and_starts(alice, bob)
     assert match.rated and match.state is not None
 
 
-def test_the_season_page_shows_standings_rounds_and_a_start_button(client_for, running, alice):
+def test_the_season_page_shows_standings_rounds_and_a_ready_button(client_for, running, alice):
     page = client_for(alice).get(reverse("leagues:season", args=[running.pk]))
     html = page.content.decode()
     assert page.status_code == 200
     assert 'id="standings"' in html
-    assert reverse("leagues:start", args=[my_fixture(running, alice).pk]) in html
+    assert reverse("leagues:ready", args=[my_fixture(running, alice).pk]) in html
     assert len(page.context["rounds"]) == 3
 
 
 def test_a_played_fixture_links_to_its_replay_and_the_crosstable_shows_it(
     client_for, running, alice
 ):
-    fixture = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    fixture = start_by_ready(my_fixture(running, alice).pk)
     game_actions.resign(fixture.match.pk, alice)
     html = client_for(alice).get(reverse("leagues:season", args=[running.pk])).content.decode()
     assert reverse("games:replay", args=[fixture.match.pk]) in html
@@ -178,7 +325,7 @@ def test_the_season_page_query_count_is_pinned(
             running.current_round = number
             running.save()
             member = fixture.seats.first().user
-            started = actions.start_fixture(fixture.pk, member)
+            started = start_by_ready(fixture.pk)
             game_actions.resign(started.match.pk, member)
     client = client_for(alice)
     with django_assert_max_num_queries(10):
@@ -188,7 +335,7 @@ def test_the_season_page_query_count_is_pinned(
 def test_the_lobby_lists_my_next_fixtures_with_their_deadlines(client_for, running, alice):
     html = client_for(alice).get(reverse("games:lobby")).content.decode()
     assert "league-fixtures-h" in html
-    assert reverse("leagues:start", args=[my_fixture(running, alice).pk]) in html
+    assert reverse("leagues:ready", args=[my_fixture(running, alice).pk]) in html
 
 
 def test_the_league_list_shows_seasons(client_for, running, alice):
@@ -217,7 +364,7 @@ def test_a_double_forfeit_gives_nobody_points(client_for, running, alice):
 
 
 def test_a_played_fixtures_result_cannot_be_overwritten_by_a_forfeit(running, alice):
-    fixture = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    fixture = start_by_ready(my_fixture(running, alice).pk)
     game_actions.resign(fixture.match.pk, alice)
     fixture.refresh_from_db()
     with pytest.raises(LeagueError):
@@ -226,7 +373,7 @@ def test_a_played_fixtures_result_cannot_be_overwritten_by_a_forfeit(running, al
 
 def test_the_overdue_command_forfeits_late_fixtures_and_reports_them(running, alice):
     late = timezone.now() - timedelta(days=1)
-    started = actions.start_fixture(my_fixture(running, alice).pk, alice)
+    started = start_by_ready(my_fixture(running, alice).pk)
     Fixture.objects.filter(round__season=running, round__number=1).update(deadline=late)
     to_move = started.match.seats.get(to_move=True).index
     out = StringIO()
@@ -308,7 +455,7 @@ def test_table_seasons_seat_several_members_and_rank_points_by_place(make_member
     assert first.fixtures.count() == 1
     fixture = first.fixtures.get()
     seated = [s.user for s in fixture.seats.order_by("index")]
-    started = actions.start_fixture(fixture.pk, seated[0])
+    started = start_by_ready(fixture.pk)
     game_actions.resign(started.match.pk, seated[0])
     table = rows(client_for(seated[1]), season)
     assert table[seated[0].username].points == 0

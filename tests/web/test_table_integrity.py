@@ -273,7 +273,8 @@ def fixture_match(make_member):
         season.add_player(user)
     season.generate_fixtures()
     fixture = Fixture.objects.get(round__season=season, round__number=1)
-    fixture = league_actions.start_fixture(fixture.pk, players[0])
+    for user in players:  # both say "ready": the second one starts the match
+        fixture = league_actions.say_ready(fixture.pk, user)
     return fixture, players
 
 

@@ -1,0 +1,74 @@
+"""The table chat in a real browser, against a real ASGI server (uvicorn in its own process):
+a message sent from one member's page reaches the other member's open page by push, and one
+committed by another process reaches the first; the htmx form clears itself and keeps the
+focus; nothing breaks the Content-Security-Policy (the conftest fails a test on a violation)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from cardclub.chat import actions as chat_actions
+from tests.servers import session_cookie, start_app_server
+from tests.web.table_helpers import start_match
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Below the chat's 10 s slow poll: what arrives this fast came by push.
+PUSHED_MS = 3000
+# The port range this project's chat tests may use (each helper has its own).
+PORT = 8410
+
+
+@pytest.fixture
+def server():
+    app = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""}, port=PORT)
+    yield app
+    app.stop()
+
+
+def _page_for(browser, server, user):
+    context = browser.new_context(locale="es-ES")
+    cookies = session_cookie(user)
+    context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
+    return context.new_page()
+
+
+def test_a_message_reaches_the_other_members_open_page_by_push(
+    browser, server, alice, bob, charlie
+):
+    match = start_match("schotten_totten", [alice, bob])
+    pages = {}
+    for user in (alice, bob, charlie):
+        page = _page_for(browser, server, user)
+        page.goto(server.url + match.get_absolute_url())
+        expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(
+            1, timeout=10000
+        )
+        pages[user.username] = page
+    assert pages["charlie"].locator("#chat-text").count() == 0  # a spectator reads only
+
+    alice_page = pages["alice"]
+    box = alice_page.locator("#chat-text")
+    box.fill("¡Suerte, <bob>!")
+    box.press("Enter")
+    # Refused (markup): the message says so, the text stays to be fixed, nothing was sent.
+    expect(alice_page.locator(".chat-errors")).to_contain_text("HTML")
+    expect(alice_page.locator("#chat-text")).to_have_value("¡Suerte, <bob>!")
+    alice_page.locator("#chat-text").fill("¡Suerte, bob! 3 < 5")
+    alice_page.locator("#chat-text").press("Enter")
+    expect(alice_page.locator("#chat-messages")).to_contain_text("alice: ¡Suerte, bob! 3 < 5")
+    expect(alice_page.locator("#chat-text")).to_have_value("")
+    expect(alice_page.locator("#chat-text")).to_be_focused()
+    for name in ("bob", "charlie"):
+        expect(pages[name].locator("#chat-messages")).to_contain_text(
+            "alice: ¡Suerte, bob! 3 < 5", timeout=PUSHED_MS
+        )
+
+    # A message committed by another process (here, the test's) reaches the open pages too.
+    chat_actions.post_message(match.pk, bob, "Gracias, igualmente")
+    expect(alice_page.locator("#chat-messages")).to_contain_text(
+        "bob: Gracias, igualmente", timeout=PUSHED_MS
+    )
+    # The table itself did not change: a chat message is not a move.
+    assert alice_page.locator("#table").get_attribute("data-version") == str(match.version)
