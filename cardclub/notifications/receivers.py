@@ -16,8 +16,10 @@ from django.dispatch import receiver
 
 from cardclub.accounts.models import Preferences
 from cardclub.leagues.models import ResultChange
+from games.models import Match
+from games.signals import match_timed_out
 
-from .tasks import notify_result
+from .tasks import notify_lost_on_time, notify_result
 
 
 @receiver(post_save, sender=ResultChange, dispatch_uid="notifications.result_recorded")
@@ -34,3 +36,13 @@ def give_a_new_member_preferences(sender, instance, created: bool, **kwargs) -> 
     page request, see middleware.py) is always one UPDATE, never a read and an insert."""
     if created and not kwargs.get("raw"):
         Preferences.objects.bulk_create([Preferences(user=instance)], ignore_conflicts=True)
+
+
+@receiver(match_timed_out, sender=Match, dispatch_uid="notifications.lost_on_time")
+def lost_on_time(sender, match, seats, **kwargs) -> None:
+    """Each member whose clock ran out hears it ("forfeit"), written by the worker: whoever
+    found the time-out (the clock sweep over many matches, or a request at the table) pays one
+    query for it. Sent after the time-out's commit, so the task is queued at once."""
+    members = [seat.user_id for seat in seats if seat.user_id is not None]
+    if members:
+        notify_lost_on_time.enqueue(match.pk, members)

@@ -144,9 +144,46 @@ def notify_waiting_turns() -> int:
     return count
 
 
+def due_moves(now=None):
+    """(seat, when its move is due) of members awaited in a playing match with a
+    correspondence clock whose time runs out within 24 hours, with ``own_last_move`` (the
+    member's last move in that match, or None) annotated on each seat."""
+    from games.models import Clock, Match, MoveRecord, Seat
+
+    now = now or timezone.now()
+    own_last_move = (
+        MoveRecord.objects.filter(match=OuterRef("match_id"), seat=OuterRef("index"))
+        .order_by("-seq")
+        .values("created_at")[:1]
+    )
+    seats = (
+        Seat.objects.filter(
+            to_move=True,
+            user__isnull=False,
+            timed_out=False,
+            match__status=Match.Status.PLAYING,
+            match__clock=Clock.CORRESPONDENCE,
+            # The match's deadline is its first seat's: every seat due soon is in these.
+            match__clock_deadline__gt=now,
+            match__clock_deadline__lte=now + timedelta(hours=24),
+        )
+        .annotate(own_last_move=Subquery(own_last_move))
+        .select_related("user", "match")
+    )
+    for seat in seats:
+        match = seat.match
+        left = match.clock_left[seat.index] if match.clock_left else None
+        if left is None or match.clock_turn_started is None:
+            continue
+        due = match.clock_turn_started + timedelta(milliseconds=left)
+        if now < due <= now + timedelta(hours=24):
+            yield seat, due
+
+
 @task()
 def notify_deadlines() -> int:
-    """Each member of an unplayed fixture whose deadline falls within 24 hours hears once."""
+    """Each member of an unplayed fixture whose deadline falls within 24 hours hears once; so
+    does each member whose correspondence move is due within 24 hours, once per move."""
     from cardclub.leagues.models import Fixture, FixtureSeat, Season
 
     now = timezone.now()
@@ -167,6 +204,12 @@ def notify_deadlines() -> int:
     for seat in seats:
         with transaction.atomic():
             if notify(seat.user, Kind.DEADLINE_SOON, fixture=seat.fixture, once=True):
+                count += 1
+    for seat, _due in due_moves(now):
+        # Once per move: nothing if told since the member's own last move.
+        since = seat.own_last_move or EPOCH
+        with transaction.atomic():
+            if notify(seat.user, Kind.DEADLINE_SOON, match=seat.match, since=since):
                 count += 1
     return count
 
@@ -196,5 +239,23 @@ def notify_result(change_id: int) -> int:
         kind = Kind.FORFEIT if seat.index in forfeited else Kind.RESULT
         with transaction.atomic():
             if notify(seat.user, kind, fixture=fixture):
+                count += 1
+    return count
+
+
+@task()
+def notify_lost_on_time(match_id: int, user_ids: list[int]) -> int:
+    """The members who lost ``match_id`` on time hear it, once (run twice, told once)."""
+    from django.contrib.auth import get_user_model
+
+    from games.models import Match
+
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        return 0
+    count = 0
+    for user in get_user_model().objects.filter(pk__in=user_ids):
+        with transaction.atomic():
+            if notify(user, Kind.FORFEIT, match=match, once=True):
                 count += 1
     return count

@@ -5,6 +5,7 @@ ones and rings live after the commit."""
 from __future__ import annotations
 
 from datetime import date, timedelta
+from unittest import mock
 
 import pytest
 from django.core import mail
@@ -20,9 +21,11 @@ from cardclub.notifications.models import Choice, Kind, Notification, Notificati
 from cardclub.notifications.unsubscribe import SALT, make_token
 from games import actions as game_actions
 from games import push
+from games import tasks as game_tasks
 from games.models import Match
 
 from .table_helpers import engine_state, post_move, start_match, variant
+from .test_clocks import Frozen, correspondence, live
 
 pytestmark = pytest.mark.django_db
 
@@ -52,6 +55,14 @@ def run_queued(name: str) -> int:
     for job in [r for r in default_task_backend.results if r.task.name == name]:
         done += job.task.call(*job.args, **job.kwargs)
     return done
+
+
+@pytest.fixture
+def frozen():
+    """The site's clock, moved by hand (as in test_clocks)."""
+    clock = Frozen()
+    with mock.patch("django.utils.timezone.now", clock):
+        yield clock
 
 
 @pytest.fixture
@@ -106,7 +117,8 @@ def test_a_played_fixture_tells_both_members_its_result_by_the_worker(
     fixture = Fixture.objects.get(round__season=season, round__number=1, seats__user=alice)
     from cardclub.leagues import actions as league_actions
 
-    started = league_actions.start_fixture(fixture.pk, alice)
+    for seat in fixture.seats.all():
+        started = league_actions.say_ready(fixture.pk, seat.user)
     with django_capture_on_commit_callbacks(execute=True):
         game_actions.resign(started.match.pk, alice)
     # The request that ended the match wrote nothing; the worker does.
@@ -154,6 +166,55 @@ def test_a_deadline_within_a_day_is_announced_once_per_fixture_and_member(season
     rows = Notification.objects.filter(kind=Kind.DEADLINE_SOON)
     assert {n.fixture_id for n in rows} == {fixture.pk}
     assert alice.pk in {n.user_id for n in rows}
+
+
+def test_a_member_who_runs_out_of_time_hears_they_lost_on_time(
+    frozen, alice, bob, django_capture_on_commit_callbacks
+):
+    live(minutes=1, increment=0)
+    match = start_match("escoba", [alice, bob])
+    late, _state = to_move(match)
+    frozen.advance(seconds=61)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert game_tasks.sweep_clocks.call() == 1
+    assert not Notification.objects.exists()  # the sweep only queued it
+    with django_capture_on_commit_callbacks(execute=True):
+        assert run_queued("notify_lost_on_time") == 1
+    assert run_queued("notify_lost_on_time") == 0  # run twice, told once
+    [row] = Notification.objects.all()
+    assert (row.user, row.kind, row.match_id) == ([alice, bob][late], Kind.FORFEIT, match.pk)
+    assert run_queued_mail() == 1  # forfeit: e-mail by default
+    assert mail.outbox[0].to == [[alice, bob][late].email]
+
+
+def test_a_correspondence_move_due_within_a_day_is_told_once_per_move(frozen, alice, bob):
+    correspondence(days=2)
+    match = start_match("escoba", [alice, bob])
+    seat, state = to_move(match)
+    member = [alice, bob][seat]
+    assert tasks.notify_deadlines.call() == 0  # two days left
+    frozen.advance(hours=25)
+    assert tasks.notify_deadlines.call() == 1
+    assert tasks.notify_deadlines.call() == 0
+    [row] = Notification.objects.all()
+    assert (row.user, row.kind, row.match_id) == (member, Kind.DEADLINE_SOON, match.pk)
+
+    # The member moves, the other answers at once: a fresh two days, then a new notice.
+    game_actions.play_move(
+        match.pk, member, match.engine.legal_moves(state, seat)[0].code, match.version
+    )
+    match.refresh_from_db()
+    other_seat, other_state = to_move(match)
+    game_actions.play_move(
+        match.pk,
+        [alice, bob][other_seat],
+        match.engine.legal_moves(other_state, other_seat)[0].code,
+        match.version,
+    )
+    frozen.advance(hours=1)
+    assert tasks.notify_deadlines.call() == 0
+    frozen.advance(hours=24)
+    assert tasks.notify_deadlines.call() == 1
 
 
 def test_a_lost_match_on_time_is_one_call_and_reads_as_such(match, alice):
