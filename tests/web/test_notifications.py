@@ -187,6 +187,51 @@ def test_a_member_who_runs_out_of_time_hears_they_lost_on_time(
     assert mail.outbox[0].to == [[alice, bob][late].email]
 
 
+def test_a_league_match_lost_on_time_with_nobody_watching_tells_both_members_by_mail(
+    frozen, make_member, django_capture_on_commit_callbacks
+):
+    from cardclub.leagues import actions as league_actions
+
+    correspondence(game="schotten_totten", days=1)
+    league = League.objects.create(
+        name="Liga", game="schotten_totten", variant=variant("schotten_totten")
+    )
+    season = Season.objects.create(league=league, name="2026", starts_on=date.today())
+    ana, ben = make_member("ana"), make_member("ben")
+    Preferences.objects.filter(user=ben).update(email_language="en")
+    for member in (ana, ben):
+        season.add_player(member)
+    season.generate_fixtures()
+    fixture = Fixture.objects.get(round__season=season)
+    league_actions.say_ready(fixture.pk, ana)
+    match = league_actions.say_ready(fixture.pk, ben).match
+    Notification.objects.all().delete()
+    late, _state = to_move(match)
+    loser = match.seats.get(index=late).user
+    winner = ben if loser == ana else ana
+    frozen.advance(days=1, seconds=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert game_tasks.sweep_clocks.call() == 1
+    # The worker runs what the sweep queued: the fixture's result, the loss on time.
+    with django_capture_on_commit_callbacks(execute=True):
+        run_queued("notify_result")
+        run_queued("notify_lost_on_time")
+    assert set(Notification.objects.values_list("user_id", "kind")) == {
+        (loser.pk, Kind.RESULT),
+        (loser.pk, Kind.FORFEIT),
+        (winner.pk, Kind.RESULT),
+    }
+    assert run_queued_mail() == 3
+    by_member = {}
+    for message in mail.outbox:
+        by_member.setdefault(message.to[0], []).append(message.subject)
+    assert len(by_member[loser.email]) == 2 and len(by_member[winner.email]) == 1
+    english = by_member[ben.email]
+    assert any("Liga — 2026" in subject for subject in english)
+    assert all(subject.startswith("cardclub: ") for subject in english)
+    assert any("The result of your fixture" in s for s in english)
+
+
 def test_a_correspondence_move_due_within_a_day_is_told_once_per_move(frozen, alice, bob):
     correspondence(days=2)
     match = start_match("escoba", [alice, bob])
