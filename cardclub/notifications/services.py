@@ -50,9 +50,10 @@ def notify(
     does nothing when they have one made after that time (a move deadline: once per move, with
     the member's last move as ``since``). Returns the new row or None.
 
-    For the clocks: a member who lost on time is ``notify(user, "forfeit", match=match)``; a
-    correspondence move due within 24 hours is ``notify(user, "deadline_soon", match=match,
-    since=<their last move>)``.
+    The clocks use it so: a member who lost on time is ``notify(user, "forfeit", match=match,
+    once=True)`` (tasks.notify_lost_on_time, queued on ``match_timed_out``); a correspondence
+    move due within 24 hours is ``notify(user, "deadline_soon", match=match, since=<their last
+    move>)`` (tasks.notify_deadlines).
     """
     kind = Kind(kind)
     choice = NotificationSetting.choice_for(user, kind)
