@@ -110,11 +110,13 @@ def clock_text(ms, kind):
 @register.simple_tag
 def lobby_clock(match, user):
     """The clock a member's match list shows: their own while it runs, else the first running
-    one (whose time the table is waiting on); ``None`` without a clock or once over."""
-    shown = match.clock_seats()
+    one (whose time the table is waiting on); ``None`` without a clock or once over. Read from
+    the match's summary: a list never fetches the seats."""
+    seats = match.summary_seats()
+    shown = match.clock_seats(seats=seats)
     if not shown:
         return None
-    mine = next((s.index for s in match.seats.all() if s.user_id == user.pk), None)
+    mine = next((s.index for s in seats if s.user_id == user.pk), None)
     if mine in shown and shown[mine]["running"]:
         return {"kind": match.clock, "mine": True, **shown[mine]}
     running = sorted((info["ms"], index) for index, info in shown.items() if info["running"])
