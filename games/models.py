@@ -288,7 +288,12 @@ class Match(models.Model):
         ordering = ["-created_at"]
         verbose_name = _("match")
         verbose_name_plural = _("matches")
-        indexes = [models.Index(fields=["status", "-updated_at"])]
+        indexes = [
+            models.Index(fields=["status", "-updated_at"]),
+            # The lobby's "recently finished": the latest finished matches, newest first, each
+            # checked for the member's seat, without reading every finished match.
+            models.Index(fields=["status", "-finished_at"], name="match_finished_recent"),
+        ]
 
     #: A match that is not over yet.
     LIVE_STATUSES = (Status.OPEN, Status.PLAYING)

@@ -49,4 +49,8 @@ class Migration(migrations.Migration):
             field=models.JSONField(blank=True, default=list, editable=False),
         ),
         migrations.RunPython(summarise_existing_matches, migrations.RunPython.noop),
+        migrations.AddIndex(
+            model_name="match",
+            index=models.Index(fields=["status", "-finished_at"], name="match_finished_recent"),
+        ),
     ]
