@@ -426,7 +426,13 @@ class Match(models.Model):
     def summary_seats(self) -> list[SeatSummary]:
         """The seats as the summary has them, in order: enough to name them, mark whose turn it
         is and show a clock or a rank, without a query."""
-        return [SeatSummary.from_row(index, row) for index, row in enumerate(self.summary or [])]
+        # Kept per object: a row names the seats and shows a clock from the same list.
+        seats = self.__dict__.get("_summary_seats")
+        if seats is None or seats[0] is not self.summary:
+            rows = enumerate(self.summary or [])
+            seats = (self.summary, [SeatSummary.from_row(index, row) for index, row in rows])
+            self.__dict__["_summary_seats"] = seats
+        return seats[1]
 
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""

@@ -77,6 +77,46 @@ def my_turn_count(matches):
     return sum(1 for match in matches if getattr(match, "my_turn", 0))
 
 
+_ORDINALS: dict[tuple[str, int], str] = {}
+
+
+def _ordinal(rank: int) -> str:
+    """humanize's ``ordinal``, once per language and rank: it builds every suffix anew on each
+    call, and a list of matches names dozens of ranks."""
+    from django.contrib.humanize.templatetags.humanize import ordinal
+    from django.utils.translation import get_language
+
+    key = (get_language(), rank)
+    if key not in _ORDINALS:
+        _ORDINALS[key] = ordinal(rank)
+    return _ORDINALS[key]
+
+
+@register.simple_tag
+def listed_seats(match, show: str = "names"):
+    """A listed match's seats from its summary, in one line: ``names`` ("ana · Easy bot 2"),
+    ``ranks`` (each with its place) or ``free`` (a free seat marked, for open tables).
+
+    A tag rather than a loop in every row of the lobby's lists: the loops were a good part of
+    its cost.
+    """
+    from django.utils.translation import gettext as _
+
+    seats = match.summary_seats()
+    if show == "free":
+        free = format_html('<span class="badge">{}</span>', _("free"))
+        return format_html_join(
+            ", ", "{}", ((free if s.is_free else s.display_name,) for s in seats)
+        )
+    if show == "ranks":
+        return format_html_join(
+            " · ",
+            "{}{}",
+            ((s.display_name, f" ({_ordinal(s.rank)})" if s.rank else "") for s in seats),
+        )
+    return format_html_join(" · ", "{}", ((s.display_name,) for s in seats))
+
+
 @register.filter
 def minus(value):
     """A number with a real minus sign ("−3", not the hyphen of "-3"), as every score is written."""
