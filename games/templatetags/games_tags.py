@@ -71,12 +71,6 @@ def times(count):
         return range(0)
 
 
-@register.filter
-def my_turn_count(matches):
-    """How many of the member's matches await their move (the lobby's live list)."""
-    return sum(1 for match in matches if getattr(match, "my_turn", 0))
-
-
 _ORDINALS: dict[tuple[str, int], str] = {}
 
 
