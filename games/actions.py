@@ -199,6 +199,8 @@ def leave_match(match_id: int, user) -> Match:
     if not any(seat.user_id for seat in seats):
         match.status = Match.Status.ABANDONED
         match.finished_at = timezone.now()
+        Match.close_seats(seats)
+        Seat.objects.filter(match=match).update(live=False)
     match.version += 1
     match.summarize(seats)
     match.save(update_fields=["status", "finished_at", "version", "summary", "updated_at"])
@@ -485,7 +487,8 @@ def _store(match: Match, seats: list[Seat], state, mover: int | None = None, now
             flipped.append(seat.pk)
         seat.to_move = to_move
     if finished:
-        Seat.objects.bulk_update(seats, ["to_move", "score", "rank"])
+        Match.close_seats(seats)
+        Seat.objects.bulk_update(seats, ["to_move", "score", "rank", "live"])
     elif flipped:
         Seat.objects.filter(pk__in=flipped).update(to_move=Q(to_move=False))
     match.summarize(seats)
@@ -515,7 +518,8 @@ def resign(match_id: int, user) -> Match:
         other.rank = 2 if other.index in losers or other.timed_out else 1
         other.score = None
     seat.resigned = True
-    Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned"])
+    Match.close_seats(seats)
+    Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned", "live"])
     match.version += 1
     match.mark_finished()
     match.clock_deadline = None
@@ -595,8 +599,9 @@ def _apply_time_out(match: Match, seats: list[Seat], now) -> list[Seat]:
         # Charge the clocks up to now, so the record shows the time that ran out.
         clocks.tick(match, seats, awaited, set(), None, now)
         match.mark_finished(now)
+        Match.close_seats(seats)
         Seat.objects.bulk_update(
-            seats, ["to_move", "rank", "score", "timed_out", "timed_out_after"]
+            seats, ["to_move", "rank", "score", "timed_out", "timed_out_after", "live"]
         )
         match.summarize(seats)
         match.save(update_fields=_PLAY_FIELDS)

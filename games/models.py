@@ -450,6 +450,13 @@ class Match(models.Model):
         self.status = self.Status.FINISHED
         self.finished_at = now or timezone.now()
 
+    @staticmethod
+    def close_seats(seats) -> None:
+        """The match is over: its seats leave their members' live lists (in memory: the
+        caller's own write of the seats saves ``live``)."""
+        for seat in seats:
+            seat.live = False
+
 
 class Seat(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
@@ -472,6 +479,10 @@ class Seat(models.Model):
     # moves had been played, so the game log and the replay place the time-out.
     timed_out = models.BooleanField(_("lost on time"), default=False)
     timed_out_after = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    # Whether the match is still open or being played: cleared in the seats' own write when it
+    # ends (see ``Match.close_seats``). A member's live matches are then one range of the
+    # (user, live, to_move) index, however many finished matches the member has played.
+    live = models.BooleanField(default=True, editable=False)
 
     class Meta:
         ordering = ["match", "index"]
@@ -487,7 +498,7 @@ class Seat(models.Model):
                 name="seat_is_member_or_bot",
             ),
         ]
-        indexes = [models.Index(fields=["user", "to_move"])]
+        indexes = [models.Index(fields=["user", "live", "to_move"], name="seat_member_live")]
 
     def __str__(self) -> str:
         return f"{self.match_id}/{self.index}: {self.display_name}"

@@ -40,11 +40,12 @@ MATCHES_PER_PAGE = 30
 
 def _my_live_seats(user):
     """The member's seats at matches not over yet, the most urgent first: their turn, then the
-    clock that runs out first, then the latest change. One query from the member's seats (the
-    (user, to_move) index) to the match rows, reading only the columns the list shows."""
+    clock that runs out first, then the latest change. One query from the member's live seats
+    (a range of the (user, live, to_move) index, whatever the member's history) to the match
+    rows, reading only the columns the list shows."""
     match_fields = [f"match__{name}" for name in Match.LIST_FIELDS]
     return (
-        Seat.objects.filter(user=user, match__status__in=Match.LIVE_STATUSES)
+        Seat.objects.filter(user=user, live=True)
         .select_related("match__variant")
         .only(
             "to_move",
@@ -74,7 +75,7 @@ def _matches_of(seats) -> list[Match]:
 def _mine(user) -> dict:
     """The lobby's "My matches": the most urgent few, how many there are and how many await
     the member (what live.js reads for the page's title and sound)."""
-    counts = Seat.objects.filter(user=user, match__status__in=Match.LIVE_STATUSES).aggregate(
+    counts = Seat.objects.filter(user=user, live=True).aggregate(
         total=Count("pk"), my_turns=Count("pk", filter=Q(to_move=True))
     )
     return {

@@ -37,6 +37,12 @@ def summarise_existing_matches(apps, schema_editor):
         last = batch[-1].pk
 
 
+def close_seats_of_ended_matches(apps, schema_editor):
+    """``Seat.live`` is true by default: clear it for the seats of every match already over."""
+    Seat = apps.get_model("games", "Seat")
+    Seat.objects.filter(match__status__in=["finished", "abandoned"]).update(live=False)
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0007_clocks"),
@@ -52,5 +58,20 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="match",
             index=models.Index(fields=["status", "-finished_at"], name="match_finished_recent"),
+        ),
+        migrations.AddField(
+            model_name="seat",
+            name="live",
+            field=models.BooleanField(default=True, editable=False),
+        ),
+        migrations.RunPython(close_seats_of_ended_matches, migrations.RunPython.noop),
+        # The member's live seats first: the lobby's list and counts read one index range.
+        migrations.RemoveIndex(
+            model_name="seat",
+            name="games_seat_user_id_5faaf7_idx",
+        ),
+        migrations.AddIndex(
+            model_name="seat",
+            index=models.Index(fields=["user", "live", "to_move"], name="seat_member_live"),
         ),
     ]

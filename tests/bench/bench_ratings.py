@@ -188,6 +188,7 @@ def generate(rng: random.Random) -> None:
                         "user_id": None if is_bot else people[index],
                         "bot_level": "easy" if is_bot else "",
                         "to_move": False,
+                        "live": False,  # the match is over
                         "resigned": False,
                         "score": 0,
                         "rank": ranks[index],

@@ -32,9 +32,12 @@ def seats_now(match: Match) -> list[Seat]:
 
 
 def assert_summary_follows(match: Match) -> Match:
-    """The stored summary says what the seats say now; returns the match as stored."""
+    """The stored summary says what the seats say now, and the seats know whether the match
+    is still live; returns the match as stored."""
     match = Match.objects.get(pk=match.pk)
-    assert match.summary == summary_of(seats_now(match))
+    seats = seats_now(match)
+    assert match.summary == summary_of(seats)
+    assert [seat.live for seat in seats] == [match.status in Match.LIVE_STATUSES] * len(seats)
     return match
 
 
@@ -133,14 +136,21 @@ def test_a_bot_move_writes_the_summary_too(alice):
     assert awaited(match) == [0]
 
 
-def test_the_migration_summarises_the_matches_stored_before_it(alice, bob, charlie):
+def test_the_migration_summarises_the_matches_stored_before_it_and_closes_the_ended_ones(
+    alice, bob, charlie
+):
     playing = start_match("escoba", [alice, bob])
     waiting = actions.create_match(charlie, variant("scout"), 3, ["open", "hard"])
+    over = start_match("escoba", [alice, charlie])
+    actions.resign(over.pk, charlie)
     Match.objects.update(summary=[])
+    Seat.objects.update(live=True)
     migration = importlib.import_module("games.migrations.0008_match_summary")
     migration.summarise_existing_matches(apps, None)
+    migration.close_seats_of_ended_matches(apps, None)
     assert names(assert_summary_follows(playing)) == ["alice", "bob"]
     assert names(assert_summary_follows(waiting)) == ["charlie", "free seat", "Hard bot 3"]
+    assert names(assert_summary_follows(over)) == ["alice", "charlie"]
 
 
 # --- The lobby ----------------------------------------------------------------------------------
@@ -198,6 +208,17 @@ def test_the_lobby_costs_the_same_queries_with_1_or_60_live_matches(
     assert len(page.context["mine"]) == min(count, views.LOBBY_MATCHES)
     with django_assert_max_num_queries(5):
         client.get(reverse("games:my_matches"), HTTP_HX_REQUEST="true")
+
+
+def test_the_lobby_counts_only_live_matches_however_many_are_over(alice, bob, client_for):
+    for _ in range(3):
+        over = start_match("escoba", [alice, bob])
+        actions.resign(over.pk, bob)
+    playing = start_match("escoba", [alice, bob])
+    page = client_for(alice).get(reverse("games:lobby"))
+    assert [m.pk for m in page.context["mine"]] == [playing.pk]
+    assert page.context["mine_total"] == 1
+    assert len(page.context["finished"]) == 3
 
 
 def test_the_lobby_shows_the_most_urgent_matches_first_and_links_to_all_of_them(
