@@ -481,7 +481,7 @@ class Seat(models.Model):
     timed_out_after = models.PositiveIntegerField(null=True, blank=True, editable=False)
     # Whether the match is still open or being played: cleared in the seats' own write when it
     # ends (see ``Match.close_seats``). A member's live matches are then one range of the
-    # (user, live, to_move) index, however many finished matches the member has played.
+    # ``seat_member_live`` index, however many finished matches the member has played.
     live = models.BooleanField(default=True, editable=False)
 
     class Meta:
@@ -498,7 +498,13 @@ class Seat(models.Model):
                 name="seat_is_member_or_bot",
             ),
         ]
-        indexes = [models.Index(fields=["user", "live", "to_move"], name="seat_member_live")]
+        indexes = [
+            # Only the seats of live matches: small, and a member's live matches are one range
+            # of it however long their history.
+            models.Index(
+                fields=["user", "to_move"], condition=models.Q(live=True), name="seat_member_live"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.match_id}/{self.index}: {self.display_name}"

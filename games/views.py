@@ -41,8 +41,8 @@ MATCHES_PER_PAGE = 30
 def _my_live_seats(user):
     """The member's seats at matches not over yet, the most urgent first: their turn, then the
     clock that runs out first, then the latest change. One query from the member's live seats
-    (a range of the (user, live, to_move) index, whatever the member's history) to the match
-    rows, reading only the columns the list shows."""
+    (a range of the partial ``seat_member_live`` index, whatever the member's history) to the
+    match rows, reading only the columns the list shows."""
     match_fields = [f"match__{name}" for name in Match.LIST_FIELDS]
     return (
         Seat.objects.filter(user=user, live=True)

@@ -72,6 +72,10 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name="seat",
-            index=models.Index(fields=["user", "live", "to_move"], name="seat_member_live"),
+            index=models.Index(
+                condition=models.Q(("live", True)),
+                fields=["user", "to_move"],
+                name="seat_member_live",
+            ),
         ),
     ]
