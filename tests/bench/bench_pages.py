@@ -8,7 +8,8 @@ the machine does weighs on both alike:
 
 - the lobby of the member with 1 live match, and of the member with 100;
 - "your matches" (the full, paginated list) of the member with 100;
-- a leaderboard's first page, and the profile of the busiest member.
+- a leaderboard's first page, and the profile of the busiest member;
+- the home page, which is little more than the site's frame (base.html): the floor of any page.
 
 Times are Django's WSGI handler from environ to last byte (``bench_tables.serve``), as medians of
 the wall clock and of the request thread's CPU time; queries are counted on every
@@ -142,6 +143,8 @@ def main() -> int:
                 return lambda: factories[member.pk].get(url)
 
             pages = [
+                # No target: the floor, what any page drawn in the site's frame costs.
+                ("home (the frame alone)", get(busy, reverse("home")), busy),
                 ("lobby, 1 live match", get(quiet, reverse("games:lobby")), quiet),
                 (f"lobby, {LIVE_MATCHES} live matches", get(busy, reverse("games:lobby")), busy),
                 ("your matches, page 1", get(busy, reverse("games:all_my_matches")), busy),
