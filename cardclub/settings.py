@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "cardclub.ratings",
     "cardclub.leagues",
     "cardclub.chat",
+    "cardclub.notifications",
 ]
 
 MIDDLEWARE = [
@@ -99,6 +100,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After auth and locale: notes when (and in which language) a member was last on the site.
+    "cardclub.notifications.middleware.LastSeenMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks, so it sees the outcome of every login attempt.
@@ -120,6 +123,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "cardclub.notifications.context_processors.bell",
             ],
         },
     },
@@ -322,6 +326,12 @@ PERIODIC_TASKS = {
     "cardclub.leagues.tasks.start_fixtures_at_round_time": float(
         os.environ.get("FIXTURE_START_EVERY", "60")
     ),
+    "cardclub.notifications.tasks.notify_waiting_turns": float(
+        os.environ.get("TURN_SWEEP_EVERY", "60")
+    ),
+    "cardclub.notifications.tasks.notify_deadlines": float(
+        os.environ.get("DEADLINE_SWEEP_EVERY", "300")
+    ),
 }
 
 # --- Table chat ----------------------------------------------------------------------------
@@ -332,6 +342,16 @@ CHAT_MAX_LENGTH = int(os.environ.get("CHAT_MAX_LENGTH", "200"))
 CHAT_RATE_LIMITS = ((1, 2), (10, 60))
 CHAT_SHOWN = 50
 CHAT_POLL_SECONDS = 10
+
+# --- Notifications (cardclub/notifications) ----------------------------------------------------
+# Links in e-mails need the site's address (the worker has no request to take it from).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# A member to move for this many seconds hears "your turn" (on the site list; see the next).
+YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
+# ...and by e-mail too only when not seen on the site for this many seconds.
+SEEN_RECENTLY = float(os.environ.get("SEEN_RECENTLY", "900"))
+# "Last seen" is written at most once per member in this many seconds (the cache says when).
+LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
 
 # --- Security in production -----------------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
