@@ -121,9 +121,7 @@ def test_no_scout_page_shows_another_seats_cards_or_those_out_of_play(
     assert (2, engine.DECIDE) in phases, "a second deal was checked too"
 
 
-def test_the_pages_around_the_table_carry_nothing_that_reads_as_a_scout_card(
-    alice, alice_client
-):
+def test_the_pages_around_the_table_carry_nothing_that_reads_as_a_scout_card(alice, alice_client):
     # The leak checks above look for card ids ("5-6") as tokens in the whole page, so the
     # header, the bell's drawing and the lobby must not contain one by chance (an SVG path
     # once did: "…0 0 0-5.5-6.84").
