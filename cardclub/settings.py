@@ -189,6 +189,30 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Cache and sessions ---------------------------------------------------------------------
+# CACHE_URL names a cache every process shares (Redis: redis://127.0.0.1:6379/1, rediss://…
+# with TLS); unset, each process has a local-memory cache of its own.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL:
+    if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            "CACHE_URL must be a Redis URL (redis://host:port/db, rediss://… or unix://…)."
+        )
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "cardclub"),
+        }
+    }
+    # Sessions are read from the shared cache (no query on most requests) and written through
+    # to the database, so flushing the cache logs nobody out. Only with a shared cache: with a
+    # local-memory cache per process, a session ended in one process (a logout) would stay in
+    # the other processes' caches and go on working there.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 # --- Auth -----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
     # django-axes first, so a locked-out username+IP is refused before the password is checked.
