@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "cardclub.ratings",
     "cardclub.leagues",
     "cardclub.chat",
+    "cardclub.notifications",
 ]
 
 MIDDLEWARE = [
@@ -99,6 +100,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After auth and locale: notes when (and in which language) a member was last on the site.
+    "cardclub.notifications.middleware.LastSeenMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks, so it sees the outcome of every login attempt.
@@ -120,6 +123,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "cardclub.notifications.context_processors.bell",
             ],
         },
     },
@@ -184,6 +188,30 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             named.with_name(f".test-{os.getpid()}-{named.name}")
         )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache and sessions ---------------------------------------------------------------------
+# CACHE_URL names a cache every process shares (Redis: redis://127.0.0.1:6379/1, rediss://…
+# with TLS); unset, each process has a local-memory cache of its own.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL:
+    if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            "CACHE_URL must be a Redis URL (redis://host:port/db, rediss://… or unix://…)."
+        )
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "cardclub"),
+        }
+    }
+    # Sessions are read from the shared cache (no query on most requests) and written through
+    # to the database, so flushing the cache logs nobody out. Only with a shared cache: with a
+    # local-memory cache per process, a session ended in one process (a logout) would stay in
+    # the other processes' caches and go on working there.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
@@ -298,6 +326,12 @@ PERIODIC_TASKS = {
     "cardclub.leagues.tasks.start_fixtures_at_round_time": float(
         os.environ.get("FIXTURE_START_EVERY", "60")
     ),
+    "cardclub.notifications.tasks.notify_waiting_turns": float(
+        os.environ.get("TURN_SWEEP_EVERY", "60")
+    ),
+    "cardclub.notifications.tasks.notify_deadlines": float(
+        os.environ.get("DEADLINE_SWEEP_EVERY", "300")
+    ),
 }
 
 # --- Table chat ----------------------------------------------------------------------------
@@ -308,6 +342,16 @@ CHAT_MAX_LENGTH = int(os.environ.get("CHAT_MAX_LENGTH", "200"))
 CHAT_RATE_LIMITS = ((1, 2), (10, 60))
 CHAT_SHOWN = 50
 CHAT_POLL_SECONDS = 10
+
+# --- Notifications (cardclub/notifications) ----------------------------------------------------
+# Links in e-mails need the site's address (the worker has no request to take it from).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# A member to move for this many seconds hears "your turn" (on the site list; see the next).
+YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
+# ...and by e-mail too only when not seen on the site for this many seconds.
+SEEN_RECENTLY = float(os.environ.get("SEEN_RECENTLY", "900"))
+# "Last seen" is written at most once per member in this many seconds (the cache says when).
+LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
 
 # --- Security in production -----------------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -18,6 +18,7 @@ urlpatterns = [
     path("play/", include("games.urls")),
     path("ratings/", include("cardclub.ratings.urls")),
     path("leagues/", include("cardclub.leagues.urls")),
+    path("notifications/", include("cardclub.notifications.urls")),
     path("chat/", include("cardclub.chat.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -32,7 +32,7 @@ from django.utils.translation import gettext as _
 
 from games import clocks, registry
 from games.engine import EngineError, IllegalMove, InvalidMove, InvalidOptions
-from games.models import Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+from games.models import Match, MoveRecord, RuleVariant, Seat, summary_of, translate_engine_error
 
 # Sent once a time-out has committed (see games/signals.py).
 from games.signals import match_timed_out
@@ -127,6 +127,16 @@ def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -
     if len(fillers) != players - 1:
         raise ActionError(_("Say who sits at every other seat."))
     has_bot = any(f in ("easy", "hard") for f in fillers)
+    now = timezone.now()
+    # The seats first (without their match), so the match is created with its summary.
+    seats = [Seat(index=0, user=user, joined_at=now)]
+    for index, filler in enumerate(fillers, start=1):
+        if filler in ("easy", "hard"):
+            seats.append(Seat(index=index, bot_level=filler, joined_at=now))
+        elif filler == "open":
+            seats.append(Seat(index=index))
+        else:
+            raise ActionError(_("Unknown choice for a seat."))
     match = Match.objects.create(
         game=variant.game,
         variant=variant,
@@ -135,17 +145,11 @@ def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -
         created_by=user,
         # Bots have no rating; a match against one cannot move the members' ratings fairly.
         rated=variant.rated and not has_bot,
+        summary=summary_of(seats),
         **variant.clock_settings(),
     )
-    now = timezone.now()
-    seats = [Seat(match=match, index=0, user=user, joined_at=now)]
-    for index, filler in enumerate(fillers, start=1):
-        if filler in ("easy", "hard"):
-            seats.append(Seat(match=match, index=index, bot_level=filler, joined_at=now))
-        elif filler == "open":
-            seats.append(Seat(match=match, index=index))
-        else:
-            raise ActionError(_("Unknown choice for a seat."))
+    for seat in seats:
+        seat.match = match
     Seat.objects.bulk_create(seats)
     if not any(seat.is_free for seat in seats):
         _start(match, seats)
@@ -175,7 +179,8 @@ def join_match(match_id: int, user) -> Match:
     else:
         # A new version, so every waiting page redraws with the seat taken.
         match.version += 1
-        match.save(update_fields=["version", "updated_at"])
+        match.summarize(seats)
+        match.save(update_fields=["version", "summary", "updated_at"])
     return match
 
 
@@ -194,8 +199,11 @@ def leave_match(match_id: int, user) -> Match:
     if not any(seat.user_id for seat in seats):
         match.status = Match.Status.ABANDONED
         match.finished_at = timezone.now()
+        Match.close_seats(seats)
+        Seat.objects.filter(match=match).update(live=False)
     match.version += 1
-    match.save(update_fields=["status", "finished_at", "version", "updated_at"])
+    match.summarize(seats)
+    match.save(update_fields=["status", "finished_at", "version", "summary", "updated_at"])
     return match
 
 
@@ -446,6 +454,7 @@ _PLAY_FIELDS = [
     "clock_left",
     "clock_turn_started",
     "clock_deadline",
+    "summary",
 ]
 
 
@@ -478,9 +487,11 @@ def _store(match: Match, seats: list[Seat], state, mover: int | None = None, now
             flipped.append(seat.pk)
         seat.to_move = to_move
     if finished:
-        Seat.objects.bulk_update(seats, ["to_move", "score", "rank"])
+        Match.close_seats(seats)
+        Seat.objects.bulk_update(seats, ["to_move", "score", "rank", "live"])
     elif flipped:
         Seat.objects.filter(pk__in=flipped).update(to_move=Q(to_move=False))
+    match.summarize(seats)
     match.save(update_fields=_PLAY_FIELDS)
     if finished:
         match_finished.send(sender=Match, match=match, seats=seats)
@@ -507,10 +518,12 @@ def resign(match_id: int, user) -> Match:
         other.rank = 2 if other.index in losers or other.timed_out else 1
         other.score = None
     seat.resigned = True
-    Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned"])
+    Match.close_seats(seats)
+    Seat.objects.bulk_update(seats, ["to_move", "rank", "score", "resigned", "live"])
     match.version += 1
     match.mark_finished()
     match.clock_deadline = None
+    match.summarize(seats)
     match.save()
     match_finished.send(sender=Match, match=match, seats=seats)
     return match
@@ -586,9 +599,11 @@ def _apply_time_out(match: Match, seats: list[Seat], now) -> list[Seat]:
         # Charge the clocks up to now, so the record shows the time that ran out.
         clocks.tick(match, seats, awaited, set(), None, now)
         match.mark_finished(now)
+        Match.close_seats(seats)
         Seat.objects.bulk_update(
-            seats, ["to_move", "rank", "score", "timed_out", "timed_out_after"]
+            seats, ["to_move", "rank", "score", "timed_out", "timed_out_after", "live"]
         )
+        match.summarize(seats)
         match.save(update_fields=_PLAY_FIELDS)
         match_finished.send(sender=Match, match=match, seats=seats)
     else:
@@ -599,6 +614,7 @@ def _apply_time_out(match: Match, seats: list[Seat], now) -> list[Seat]:
         match.clock_left = left
         match.clock_deadline = clocks.deadline(match, awaited)
         Seat.objects.bulk_update(late, ["timed_out", "timed_out_after"])
+        match.summarize(seats)
         match.save(update_fields=_PLAY_FIELDS)
         _hand_to_bots(match, seats, match.engine.load(match.state))
     match_id = match.pk

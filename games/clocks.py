@@ -109,10 +109,11 @@ def expired(match: Match, seats, now) -> list:
     ]
 
 
-def seats_now(match: Match, now=None) -> dict[int, dict]:
+def seats_now(match: Match, now=None, seats=None) -> dict[int, dict]:
     """Per seat index with a clock: ``ms`` left as of ``now``, whether it is ``running``,
     ``low`` (under a minute on a live clock, under a day on a correspondence one) and ``at``
-    (``now`` in milliseconds since the epoch)."""
+    (``now`` in milliseconds since the epoch). ``seats``: anything with ``index`` and
+    ``to_move`` (the lists pass the match's summary), else the match's seats."""
     if not match.has_clock or match.clock_left is None:
         return {}
     now = now or timezone.now()
@@ -121,7 +122,7 @@ def seats_now(match: Match, now=None) -> dict[int, dict]:
     low = 60_000 if match.clock == Clock.LIVE else 86_400_000
     at = _ms(now - datetime(1970, 1, 1, tzinfo=UTC))  # the server's time, for clock.js
     shown = {}
-    for seat in match.seats.all():
+    for seat in match.seats.all() if seats is None else seats:
         left = match.clock_left[seat.index] if seat.index < len(match.clock_left) else None
         if left is None:
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -212,7 +213,14 @@ class MatchQuerySet(models.QuerySet):
         return self.filter(status=Match.Status.OPEN)
 
     def live(self):
-        return self.filter(status__in=[Match.Status.OPEN, Match.Status.PLAYING])
+        return self.filter(status__in=Match.LIVE_STATUSES)
+
+    def listed(self):
+        """Only the columns a list of matches shows, with the house rules' names (never the
+        state: see ``Match.summary``)."""
+        return self.select_related("variant").only(
+            *Match.LIST_FIELDS, "variant__name_es", "variant__name_en"
+        )
 
     def for_user(self, user):
         return self.filter(seats__user=user)
@@ -267,6 +275,12 @@ class Match(models.Model):
     clock_left = models.JSONField(_("time left (ms)"), null=True, blank=True, editable=False)
     clock_turn_started = models.DateTimeField(null=True, blank=True, editable=False)
     clock_deadline = models.DateTimeField(null=True, blank=True, db_index=True, editable=False)
+    # What the lists of matches show (the lobby, "your matches"), written by every action in the
+    # save it makes anyway (see ``summarize``): a list reads this short column instead of
+    # decoding each match's state and fetching its seats and members. Per seat in order:
+    # ``user`` (id), ``name`` (the member's username), ``bot`` (level), ``to_move``, ``score``
+    # and ``rank``. Nothing secret: only what every seat's neighbour may see.
+    summary = models.JSONField(default=list, blank=True, editable=False)
 
     objects = MatchQuerySet.as_manager()
 
@@ -274,7 +288,34 @@ class Match(models.Model):
         ordering = ["-created_at"]
         verbose_name = _("match")
         verbose_name_plural = _("matches")
-        indexes = [models.Index(fields=["status", "-updated_at"])]
+        indexes = [
+            models.Index(fields=["status", "-updated_at"]),
+            # The lobby's "recently finished": the latest finished matches, newest first, each
+            # checked for the member's seat, without reading every finished match.
+            models.Index(fields=["status", "-finished_at"], name="match_finished_recent"),
+        ]
+
+    #: A match that is not over yet.
+    LIVE_STATUSES = (Status.OPEN, Status.PLAYING)
+
+    #: The columns a list of matches reads (never ``state``: see ``summary``).
+    LIST_FIELDS = (
+        "id",
+        "game",
+        "variant",
+        "players",
+        "status",
+        "created_at",
+        "updated_at",
+        "finished_at",
+        "clock",
+        "clock_minutes",
+        "clock_days",
+        "clock_left",
+        "clock_turn_started",
+        "clock_deadline",
+        "summary",
+    )
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()}"
@@ -371,12 +412,27 @@ class Match(models.Model):
     def has_clock(self) -> bool:
         return self.clock != Clock.NONE
 
-    def clock_seats(self, now=None) -> dict[int, dict]:
+    def clock_seats(self, now=None, seats=None) -> dict[int, dict]:
         """Per seat index: ``ms`` left as of ``now`` and whether it is ``running`` (the seat is
         awaited), for the table, the lobby and the export. Empty without a clock."""
         from games import clocks  # clocks imports this module
 
-        return clocks.seats_now(self, now)
+        return clocks.seats_now(self, now, seats)
+
+    def summarize(self, seats) -> None:
+        """Write ``summary`` from the seats (in memory: the action's own save stores it)."""
+        self.summary = summary_of(seats)
+
+    def summary_seats(self) -> list[SeatSummary]:
+        """The seats as the summary has them, in order: enough to name them, mark whose turn it
+        is and show a clock or a rank, without a query."""
+        # Kept per object: a row names the seats and shows a clock from the same list.
+        seats = self.__dict__.get("_summary_seats")
+        if seats is None or seats[0] is not self.summary:
+            rows = enumerate(self.summary or [])
+            seats = (self.summary, [SeatSummary.from_row(index, row) for index, row in rows])
+            self.__dict__["_summary_seats"] = seats
+        return seats[1]
 
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""
@@ -393,6 +449,13 @@ class Match(models.Model):
     def mark_finished(self, now=None):
         self.status = self.Status.FINISHED
         self.finished_at = now or timezone.now()
+
+    @staticmethod
+    def close_seats(seats) -> None:
+        """The match is over: its seats leave their members' live lists (in memory: the
+        caller's own write of the seats saves ``live``)."""
+        for seat in seats:
+            seat.live = False
 
 
 class Seat(models.Model):
@@ -416,6 +479,10 @@ class Seat(models.Model):
     # moves had been played, so the game log and the replay place the time-out.
     timed_out = models.BooleanField(_("lost on time"), default=False)
     timed_out_after = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    # Whether the match is still open or being played: cleared in the seats' own write when it
+    # ends (see ``Match.close_seats``). A member's live matches are then one range of the
+    # ``seat_member_live`` index, however many finished matches the member has played.
+    live = models.BooleanField(default=True, editable=False)
 
     class Meta:
         ordering = ["match", "index"]
@@ -431,7 +498,13 @@ class Seat(models.Model):
                 name="seat_is_member_or_bot",
             ),
         ]
-        indexes = [models.Index(fields=["user", "to_move"])]
+        indexes = [
+            # Only the seats of live matches: small, and a member's live matches are one range
+            # of it however long their history.
+            models.Index(
+                fields=["user", "to_move"], condition=models.Q(live=True), name="seat_member_live"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.match_id}/{self.index}: {self.display_name}"
@@ -462,15 +535,71 @@ class Seat(models.Model):
         return name
 
     def _display_name(self) -> str:
-        if self.user_id:
-            return self.user.get_username()
-        if self.bot_level:
-            # Two bots of one level at a table must still be told apart.
-            return _("%(bot)s %(number)s") % {
-                "bot": BOT_LEVEL_NAMES.get(self.bot_level, self.bot_level),
-                "number": self.index + 1,
-            }
-        return str(_("free seat"))
+        return seat_name(
+            self.index, self.user.get_username() if self.user_id else "", self.bot_level
+        )
+
+
+def seat_name(index: int, username: str, bot_level: str) -> str:
+    """A seat's name: the member's, the bot's, or "free seat"."""
+    if username:
+        return username
+    if bot_level:
+        # Two bots of one level at a table must still be told apart.
+        return _("%(bot)s %(number)s") % {
+            "bot": BOT_LEVEL_NAMES.get(bot_level, bot_level),
+            "number": index + 1,
+        }
+    return str(_("free seat"))
+
+
+def summary_of(seats) -> list[dict]:
+    """``Match.summary`` for these seats (their members loaded, as every action has them)."""
+    return [
+        {
+            "user": seat.user_id,
+            # The username, not the display name: a bot's name is translated when shown.
+            "name": seat.user.get_username() if seat.user_id else "",
+            "bot": seat.bot_level,
+            "to_move": seat.to_move,
+            "score": seat.score,
+            "rank": seat.rank,
+        }
+        for seat in sorted(seats, key=lambda seat: seat.index)
+    ]
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """A seat as ``Match.summary`` keeps it; named and asked like a :class:`Seat` in lists."""
+
+    index: int
+    user_id: int | None
+    username: str
+    bot_level: str
+    to_move: bool
+    score: int | None
+    rank: int | None
+
+    @classmethod
+    def from_row(cls, index: int, row: dict) -> SeatSummary:
+        return cls(
+            index=index,
+            user_id=row.get("user"),
+            username=row.get("name") or "",
+            bot_level=row.get("bot") or "",
+            to_move=bool(row.get("to_move")),
+            score=row.get("score"),
+            rank=row.get("rank"),
+        )
+
+    @property
+    def is_free(self) -> bool:
+        return self.user_id is None and not self.bot_level
+
+    @property
+    def display_name(self) -> str:
+        return seat_name(self.index, self.username, self.bot_level)
 
 
 class MoveRecord(models.Model):

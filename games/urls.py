@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("mine/", views.my_matches, name="my_matches"),
     path("mine/live/", live_views.my_matches_stream, name="my_matches_live"),
+    path("mine/all/", views.all_my_matches, name="all_my_matches"),
     path("new/<str:game>/", views.new_table, name="new_table"),
     path("m/<id:pk>/", views.match_page, name="match"),
     path("m/<id:pk>/poll/", views.poll, name="poll"),

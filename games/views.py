@@ -4,7 +4,8 @@ import copy
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.db.models import Count, Prefetch, Q
+from django.core.paginator import Paginator
+from django.db.models import Count, F, Q
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -31,39 +32,79 @@ def _game_or_404(game: str) -> registry.GameAppConfig:
         raise Http404(_("There is no such game.")) from None
 
 
-def _my_live_matches(user):
-    seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+# The lobby shows this many of a member's live matches at most, the most urgent first, so its
+# cost stays flat however many a league's week gives them; the rest are on "your matches".
+LOBBY_MATCHES = 12
+MATCHES_PER_PAGE = 30
+
+
+def _my_live_seats(user):
+    """The member's seats at matches not over yet, the most urgent first: their turn, then the
+    clock that runs out first, then the latest change. One query from the member's live seats
+    (a range of the partial ``seat_member_live`` index, whatever the member's history) to the
+    match rows, reading only the columns the list shows."""
+    match_fields = [f"match__{name}" for name in Match.LIST_FIELDS]
     return (
-        Match.objects.live()
-        .filter(seats__user=user)
-        .select_related("variant")
-        .prefetch_related(seats)
-        .annotate(my_turn=Count("seats", filter=Q(seats__user=user, seats__to_move=True)))
-        .order_by("-my_turn", "-updated_at")
+        Seat.objects.filter(user=user, live=True)
+        .select_related("match__variant")
+        .only(
+            "to_move",
+            "match",
+            *match_fields,
+            "match__variant__name_es",
+            "match__variant__name_en",
+        )
+        .order_by(
+            "-to_move",
+            F("match__clock_deadline").asc(nulls_last=True),
+            "-match__updated_at",
+            "-match_id",
+        )
     )
 
 
+def _matches_of(seats) -> list[Match]:
+    """The matches of these seats, each marked ``my_turn`` when the seat is awaited."""
+    matches = []
+    for seat in seats:
+        seat.match.my_turn = seat.to_move
+        matches.append(seat.match)
+    return matches
+
+
+def _mine(user) -> dict:
+    """The lobby's "My matches": the most urgent few, how many there are and how many await
+    the member (what live.js reads for the page's title and sound)."""
+    counts = Seat.objects.filter(user=user, live=True).aggregate(
+        total=Count("pk"), my_turns=Count("pk", filter=Q(to_move=True))
+    )
+    return {
+        "mine": _matches_of(_my_live_seats(user)[:LOBBY_MATCHES]),
+        "mine_total": counts["total"],
+        "my_turns": counts["my_turns"],
+    }
+
+
 def lobby(request):
-    seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     open_tables = (
         Match.objects.open()
         .exclude(seats__user=request.user)
-        .select_related("variant", "created_by")
-        .prefetch_related(seats)
+        .listed()
+        .select_related("created_by")
+        .only(*Match.LIST_FIELDS, "variant__name_es", "variant__name_en", "created_by__username")
         .order_by("-created_at")[:50]
     )
     finished = (
         Match.objects.filter(status=Match.Status.FINISHED, seats__user=request.user)
-        .select_related("variant")
-        .prefetch_related(seats)
+        .listed()
         .order_by("-finished_at")[:10]
     )
     return TemplateResponse(
         request,
         "games/lobby.html",
         {
+            **_mine(request.user),
             "open_tables": open_tables,
-            "mine": _my_live_matches(request.user),
             "finished": finished,
             "games": registry.choices(),
             "can_stream": can_stream(request),
@@ -77,8 +118,21 @@ def my_matches(request):
     """The lobby's "My matches" list alone: what its live stream (or its poll) fetches."""
     if not request.htmx:
         return redirect("games:lobby")
+    return TemplateResponse(request, "games/lobby.html#mine", _mine(request.user))
+
+
+@private_no_store
+@require_GET
+def all_my_matches(request):
+    """Every match the member is playing or waiting to start, a page at a time, in the lobby's
+    order (their turn first)."""
+    page = Paginator(_my_live_seats(request.user), MATCHES_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     return TemplateResponse(
-        request, "games/lobby.html#mine", {"mine": _my_live_matches(request.user)}
+        request,
+        "games/my_matches.html",
+        {"page": page, "mine": _matches_of(page.object_list)},
     )
 
 

@@ -68,6 +68,18 @@ def fast_password_hashing(request):
 
 
 @pytest.fixture(autouse=True)
+def empty_cache(request):
+    """Each test starts with an empty cache: what the cache remembers (a member's last visit,
+    written at most every few minutes) must not carry from one test to the next, or a test's
+    query count would depend on the tests run before it."""
+    if request.config.pluginmanager.hasplugin("django"):
+        from django.core.cache import caches
+
+        for cache in caches.all(initialized_only=True):
+            cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def house_rules_survive_transactional_tests(request):
     """Put back the house rules of the data migration after a transactional test flushed them.
 

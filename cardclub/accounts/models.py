@@ -16,6 +16,16 @@ class Preferences(models.Model):
         default=False,
         help_text=_("A short chime on the table's page when a move makes it your turn."),
     )
+    # Kept by cardclub.notifications.middleware (at most once every few minutes): whether the
+    # member is around decides if a "your turn" needs an e-mail, and the language they use the
+    # site in is the one their e-mails speak unless they chose another.
+    last_seen = models.DateTimeField(_("last seen"), null=True, blank=True)
+    site_language = models.CharField(
+        _("language used on the site"), max_length=8, choices=settings.LANGUAGES, blank=True
+    )
+    email_language = models.CharField(
+        _("language of my e-mails"), max_length=8, choices=settings.LANGUAGES, blank=True
+    )
 
     class Meta:
         verbose_name = _("preferences")
@@ -23,6 +33,10 @@ class Preferences(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+    @property
+    def mail_language(self) -> str:
+        return self.email_language or self.site_language or settings.LANGUAGE_CODE
 
     @classmethod
     def turn_sound_for(cls, user) -> bool:

@@ -9,6 +9,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from cardclub.notifications.forms import NotificationChoicesForm
 from cardclub.ratings.profile import member_context
 
 from .forms import ProfileForm, SignupForm
@@ -34,11 +35,15 @@ def signup(request):
 @require_http_methods(["GET", "POST"])
 def profile_edit(request):
     form = ProfileForm(request.POST or None, instance=request.user)
-    if request.method == "POST" and form.is_valid():
+    notify_form = NotificationChoicesForm(request.POST or None, user=request.user, prefix="notify")
+    if request.method == "POST" and all([form.is_valid(), notify_form.is_valid()]):
         form.save()
+        notify_form.save()
         messages.success(request, _("Your profile has been saved."))
         return redirect("member", username=request.user.username)
-    return TemplateResponse(request, "accounts/profile_edit.html", {"form": form})
+    return TemplateResponse(
+        request, "accounts/profile_edit.html", {"form": form, "notify_form": notify_form}
+    )
 
 
 def member(request, username):

@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from cardclub.notifications import services as notifications
 from games import registry
 from games.models import Match, RuleVariant
 
@@ -206,6 +207,7 @@ class Season(models.Model):
         season.current_round = 1
         season.save(update_fields=["status", "current_round"])
         self.status, self.current_round = season.status, season.current_round
+        notifications.notify_new_fixtures(season)
         return len(plan)
 
     def next_round(self) -> int:

@@ -71,10 +71,44 @@ def times(count):
         return range(0)
 
 
-@register.filter
-def my_turn_count(matches):
-    """How many of the member's matches await their move (the lobby's live list)."""
-    return sum(1 for match in matches if getattr(match, "my_turn", 0))
+_ORDINALS: dict[tuple[str, int], str] = {}
+
+
+def _ordinal(rank: int) -> str:
+    """humanize's ``ordinal``, once per language and rank: it builds every suffix anew on each
+    call, and a list of matches names dozens of ranks."""
+    from django.contrib.humanize.templatetags.humanize import ordinal
+    from django.utils.translation import get_language
+
+    key = (get_language(), rank)
+    if key not in _ORDINALS:
+        _ORDINALS[key] = ordinal(rank)
+    return _ORDINALS[key]
+
+
+@register.simple_tag
+def listed_seats(match, show: str = "names"):
+    """A listed match's seats from its summary, in one line: ``names`` ("ana · Easy bot 2"),
+    ``ranks`` (each with its place) or ``free`` (a free seat marked, for open tables).
+
+    A tag rather than a loop in every row of the lobby's lists: the loops were a good part of
+    its cost.
+    """
+    from django.utils.translation import gettext as _
+
+    seats = match.summary_seats()
+    if show == "free":
+        free = format_html('<span class="badge">{}</span>', _("free"))
+        return format_html_join(
+            ", ", "{}", ((free if s.is_free else s.display_name,) for s in seats)
+        )
+    if show == "ranks":
+        return format_html_join(
+            " · ",
+            "{}{}",
+            ((s.display_name, f" ({_ordinal(s.rank)})" if s.rank else "") for s in seats),
+        )
+    return format_html_join(" · ", "{}", ((s.display_name,) for s in seats))
 
 
 @register.filter
@@ -110,11 +144,13 @@ def clock_text(ms, kind):
 @register.simple_tag
 def lobby_clock(match, user):
     """The clock a member's match list shows: their own while it runs, else the first running
-    one (whose time the table is waiting on); ``None`` without a clock or once over."""
-    shown = match.clock_seats()
+    one (whose time the table is waiting on); ``None`` without a clock or once over. Read from
+    the match's summary: a list never fetches the seats."""
+    seats = match.summary_seats()
+    shown = match.clock_seats(seats=seats)
     if not shown:
         return None
-    mine = next((s.index for s in match.seats.all() if s.user_id == user.pk), None)
+    mine = next((s.index for s in seats if s.user_id == user.pk), None)
     if mine in shown and shown[mine]["running"]:
         return {"kind": match.clock, "mine": True, **shown[mine]}
     running = sorted((info["ms"], index) for index, info in shown.items() if info["running"])

@@ -96,6 +96,7 @@ def generate(rng: random.Random) -> None:
         batch_size=BATCH,
     )
     user_ids = [user.pk for user in users]
+    usernames = {user.pk: user.username for user in users}
     # A long tail: member i plays with weight 1 / (i + 25); the busiest plays a few thousand
     # matches, the median member a few dozen.
     cumulative = []
@@ -162,6 +163,20 @@ def generate(rng: random.Random) -> None:
                     "updated_at": now,
                     "started_at": as_db_time(finished - timedelta(minutes=20)),
                     "finished_at": as_db_time(finished),
+                    # What the actions store for the lists (games.models.summary_of).
+                    "summary": json.dumps(
+                        [
+                            {
+                                "user": people[i] if i < len(people) else None,
+                                "name": usernames[people[i]] if i < len(people) else "",
+                                "bot": "" if i < len(people) else "easy",
+                                "to_move": False,
+                                "score": 0,
+                                "rank": ranks[i],
+                            }
+                            for i in range(players)
+                        ]
+                    ),
                 }
             )
             for index in range(players):
@@ -173,6 +188,7 @@ def generate(rng: random.Random) -> None:
                         "user_id": None if is_bot else people[index],
                         "bot_level": "easy" if is_bot else "",
                         "to_move": False,
+                        "live": False,  # the match is over
                         "resigned": False,
                         "score": 0,
                         "rank": ranks[index],

@@ -68,6 +68,37 @@ def medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
     )
 
 
+def install_bench_urls() -> str:
+    """Install (once) and name the URLconf the benchmarks serve: the site, plus ``/bare/``, the
+    yardstick, a view that touches only the session and the user, as every logged-in page does.
+    """
+    if "bench_urls" not in sys.modules:
+        from django.http import HttpResponse
+        from django.urls import include, path
+
+        def bare(request):
+            return HttpResponse(f"ok {request.user.pk}")
+
+        module = type(sys)("bench_urls")
+        module.urlpatterns = [path("bare/", bare), path("", include("cardclub.urls"))]
+        sys.modules["bench_urls"] = module
+    return "bench_urls"
+
+
+def environ_factory(client):
+    """A request factory with ``client``'s cookies (its session) that stops at the WSGI environ,
+    for calling the real handler with :func:`serve`."""
+    from django.test import RequestFactory
+
+    class EnvironFactory(RequestFactory):
+        def request(self, **request):
+            return self._base_environ(**request)
+
+    factory = EnvironFactory()
+    factory.cookies = client.cookies
+    return factory
+
+
 def against_bots(handler, member, bare_environ, game: str, players: int, user):
     """A member's move POST at a table with ``players - 1`` hard bots, taking turns with the
     bare view: the median of each and the most queries seen for the move.
@@ -137,27 +168,12 @@ def main() -> int:
 
         from django.contrib.auth import get_user_model
         from django.core.handlers.wsgi import WSGIHandler
-        from django.http import HttpResponse
-        from django.test import Client, RequestFactory, override_settings
-        from django.urls import include, path
+        from django.test import Client, override_settings
 
         from games import actions
         from games.models import Match, RuleVariant
 
-        def bare(request):
-            # The yardstick: what every logged-in page pays (session and user), nothing else.
-            return HttpResponse(f"ok {request.user.pk}")
-
-        module = type(sys)("bench_urls")
-        module.urlpatterns = [path("bare/", bare), path("", include("cardclub.urls"))]
-        sys.modules["bench_urls"] = module
-
-        class EnvironFactory(RequestFactory):
-            """A request factory that stops at the WSGI environ, for the real handler."""
-
-            def request(self, **request):
-                return self._base_environ(**request)
-
+        urls = install_bench_urls()
         User = get_user_model()
         users = [User.objects.create_user(f"bench{i}", password="x") for i in range(2)]
         rules = RuleVariant.objects.get(game="escoba", slug="standard")
@@ -168,7 +184,7 @@ def main() -> int:
             match.refresh_from_db()
             return match
 
-        with override_settings(ROOT_URLCONF="bench_urls", DEBUG=False):
+        with override_settings(ROOT_URLCONF=urls, DEBUG=False):
             handler = WSGIHandler()
             match = new_match()
             members = []  # (environ factory with the member's cookies, CSRF token) per seat
@@ -176,9 +192,7 @@ def main() -> int:
                 client = Client()
                 client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
                 client.get(match.get_absolute_url())  # sets the CSRF cookie, as the page does
-                factory = EnvironFactory()
-                factory.cookies = client.cookies
-                members.append((factory, client.cookies["csrftoken"].value))
+                members.append((environ_factory(client), client.cookies["csrftoken"].value))
 
             from django.db import connection
             from django.test.utils import CaptureQueriesContext

@@ -77,8 +77,9 @@ def watch_context(context, problems: list[str]) -> None:
             return
         # The live table aborts its own fetch when the member moves (static/js/live.js), and htmx
         # logs every abort as an error event; a failed request still shows as responseError or
-        # sendError.
-        if message.text in ("htmx:afterRequest", "htmx:sendAbort"):
+        # sendError. Chromium writes the event's other arguments after a comma, when it has them
+        # ("htmx:afterRequest, [object HTMLElement]").
+        if message.text.split(",")[0].strip() in ("htmx:afterRequest", "htmx:sendAbort"):
             return
         if message.type == "error":
             problems.append(

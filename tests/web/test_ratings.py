@@ -489,10 +489,11 @@ def test_the_leaderboard_takes_a_fixed_number_of_queries(
         _rated(make_member(f"q{i:02d}"), "scout", float(i), 5 + i)
     _rated(alice, "scout", 3.0, 12)
     url = reverse("ratings:leaderboard", args=["scout"])
-    # session, user, count, page, my rating, my place
-    with django_assert_max_num_queries(6):
+    # session, user, count, page, my rating, my place, the bell's unread count, and "last seen"
+    # (written by the first request of a member in a few minutes)
+    with django_assert_max_num_queries(8):
         alice_client.get(url)
-    with django_assert_max_num_queries(5):  # session, user, one per game
+    with django_assert_max_num_queries(6):  # session, user, one per game, the bell
         alice_client.get(reverse("ratings:club"))
 
 
@@ -502,8 +503,8 @@ def test_the_profile_takes_a_fixed_number_of_queries(
     for n in range(15):
         finish([alice, bob, charlie], [1 + n % 3, 1 + (n + 1) % 3, 1 + (n + 2) % 3])
         finish([alice, bob], [1, 2], game="escoba")
-    # session, user, member, ratings, history, recent matches, rivals
-    with django_assert_max_num_queries(7):
+    # session, user, member, ratings, history, recent matches, rivals, the bell, "last seen"
+    with django_assert_max_num_queries(9):
         response = alice_client.get(reverse("member", args=["alice"]))
     assert len(response.context["recent_matches"]) == 10
 

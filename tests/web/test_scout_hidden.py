@@ -119,3 +119,13 @@ def test_no_scout_page_shows_another_seats_cards_or_those_out_of_play(
         fragment = response.content.decode()
         assert hidden_cards_in(fragment, hidden_from(after, seat, public)) == []
     assert (2, engine.DECIDE) in phases, "a second deal was checked too"
+
+
+def test_the_pages_around_the_table_carry_nothing_that_reads_as_a_scout_card(alice, alice_client):
+    # The leak checks above look for card ids ("5-6") as tokens in the whole page, so the
+    # header, the bell's drawing and the lobby must not contain one by chance (an SVG path
+    # once did: "…0 0 0-5.5-6.84").
+    every_card = [f"{low}-{high}" for low in range(1, 11) for high in range(low + 1, 11)]
+    for url in ("/", "/play/", "/notifications/", "/rules/"):
+        html = alice_client.get(url, follow=True).content.decode()
+        assert hidden_cards_in(html, every_card) == [], url

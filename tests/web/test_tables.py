@@ -287,6 +287,9 @@ def test_the_move_that_ends_a_rated_match_costs_at_most_thirteen_queries(
     assert match.rated
     seat, code = play_until_one_move_from_the_end(match, [alice, bob])
     client = client_for([alice, bob][seat])
+    # The member has the table open, as they would: that visit notes when they were last
+    # seen (a write at most every few minutes), which is not the move's.
+    client.get(match.get_absolute_url())
     with django_assert_max_num_queries(13):
         assert post_move(client, match, code).status_code == 200
     match.refresh_from_db()
