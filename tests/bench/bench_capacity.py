@@ -275,6 +275,7 @@ class Recorder:
         self.samples: list[str] = []
         self.refused = 0
         self.retried = 0
+        self.causes: Counter[str] = Counter()  # "move 500", "poll ReadTimeout"…
         self.lag: list[float] = []
         self.sizes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
 
@@ -284,6 +285,7 @@ class Recorder:
     def error(self, started: float, kind: str, what: str) -> None:
         if self.counts(started):
             self.errors[kind] += 1
+            self.causes[f"{kind} {what.rsplit(': ', 1)[-1]}"] += 1
             if len(self.samples) < 10:
                 self.samples.append(f"{kind}: {what}")
 
@@ -462,6 +464,7 @@ async def generate(tables, port, window, seed) -> dict:
     return {
         "latencies": dict(recorder.latencies),
         "errors": dict(recorder.errors),
+        "causes": dict(recorder.causes),
         "samples": recorder.samples,
         "refused": recorder.refused,
         "retried": recorder.retried,
@@ -498,11 +501,13 @@ def run_step(tables, args, server, pg_name) -> dict:
     wall = window[1] - window[0]
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: Counter[str] = Counter()
+    causes: Counter[str] = Counter()
     sizes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for part in parts:
         for kind, values in part["latencies"].items():
             latencies[kind].extend(values)
         errors.update(part["errors"])
+        causes.update(part["causes"])
         for game, kinds in part["sizes"].items():
             for kind, values in kinds.items():
                 sizes[game][kind].extend(values)
@@ -525,6 +530,7 @@ def run_step(tables, args, server, pg_name) -> dict:
         "kinds": kinds,
         "requests_per_s": sum(len(v) for v in latencies.values()) / wall,
         "errors": sum(errors.values()),
+        "error_causes": dict(causes.most_common()),
         "error_samples": [sample for part in parts for sample in part["samples"]][:10],
         "refused": sum(part["refused"] for part in parts),
         "retried": sum(part["retried"] for part in parts),
@@ -725,6 +731,11 @@ def report(results: list[dict]) -> list[str]:
             if step["kinds"]["poll"]["errors"]:
                 lines.append(
                     f"  poll (no answer)            errors {step['kinds']['poll']['errors']}"
+                )
+            if step["error_causes"]:
+                lines.append(
+                    "  errors by cause: "
+                    + ", ".join(f"{cause} x{n}" for cause, n in step["error_causes"].items())
                 )
             for sample in step["error_samples"]:
                 lines.append(f"    {sample}")
