@@ -69,20 +69,9 @@ def medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def install_bench_urls() -> str:
-    """Install (once) and name the URLconf the benchmarks serve: the site, plus ``/bare/``, the
-    yardstick, a view that touches only the session and the user, as every logged-in page does.
-    """
-    if "bench_urls" not in sys.modules:
-        from django.http import HttpResponse
-        from django.urls import include, path
-
-        def bare(request):
-            return HttpResponse(f"ok {request.user.pk}")
-
-        module = type(sys)("bench_urls")
-        module.urlpatterns = [path("bare/", bare), path("", include("cardclub.urls"))]
-        sys.modules["bench_urls"] = module
-    return "bench_urls"
+    """Name the URLconf the benchmarks serve: the site, plus ``/bare/``, the yardstick, a view
+    that touches only the session and the user, as every logged-in page does."""
+    return "tests.bench.bench_server_urls"
 
 
 def environ_factory(client):
