@@ -174,3 +174,10 @@ def card_html(card, small: bool = False) -> str:
     from games.escoba.templatetags.escoba_tags import escoba_card_html
 
     return escoba_card_html(card, small=small)
+
+
+def card_sprite() -> str:
+    """The drawings the cards refer to, once per page (see ``escoba_tags.sprite``)."""
+    from games.escoba.templatetags.escoba_tags import sprite
+
+    return sprite()

@@ -20,6 +20,15 @@ def _small_card(context, card) -> str:
     return get_template(context["card_template"]).render({"card": card, "small": True})
 
 
+@register.simple_tag
+def card_sprite(game: str) -> str:
+    """The drawings a game's cards refer to (``present.card_sprite``), once per full page that
+    draws its cards; the fragments swapped into the page then carry only references."""
+    present = registry.present(game) if registry.is_game(game) else None
+    draw = getattr(present, "card_sprite", None)
+    return draw() if draw is not None else ""
+
+
 @register.simple_tag(takes_context=True)
 def move_line(context, line):
     """One move in words (a line of the game's ``present.describe_move``): who, what, the cards

@@ -405,3 +405,16 @@ def test_resigning_in_pairs_loses_for_the_partner_too(make_member):
     actions.resign(match.pk, users[1])
     ranks = dict(match.seats.values_list("index", "rank"))
     assert ranks == {0: 1, 1: 2, 2: 1, 3: 2}
+
+
+def test_an_escoba_fragment_refers_to_its_card_drawings_which_the_page_holds_once(
+    match, alice, client_for
+):
+    client = client_for(alice)
+    page = client.get(match.get_absolute_url()).content.decode()
+    fragment = client.get(match.get_absolute_url(), HTTP_HX_REQUEST="true").content.decode()
+    # The page defines every suit sign once; the cards, in the page and in the fragment the
+    # poll and the moves swap in, only refer to them.
+    assert page.count('<symbol id="es-suit-') == 4
+    assert '<use href="#es-suit-' in fragment
+    assert "<symbol" not in fragment and "<path" not in fragment

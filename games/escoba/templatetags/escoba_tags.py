@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 from django import template
 from django.template.loader import render_to_string
@@ -18,17 +19,56 @@ def escoba_card(card):
     return present.card(card) if isinstance(card, str) else card
 
 
+SUITS = ("o", "c", "e", "b")
+FIGURES = (8, 9, 10)
+_OUTER_SVG = re.compile(r"^<svg[^>]*>(.*)</svg>$", re.S)
+
+
+def _drawing(template: str, context: dict) -> str:
+    """The inside of one of the game's SVG drawings (its shapes, without the outer ``<svg>``)."""
+    return _OUTER_SVG.match(render_to_string(template, context).strip()).group(1)
+
+
 @functools.cache
+def sprite() -> str:
+    """Every suit sign and figure once, as SVG symbols, for a page that draws Escoba cards:
+    each card then refers to its drawing instead of repeating it (a table fragment carried the
+    same drawings twenty times and more)."""
+    symbols = [
+        format_html(
+            '<symbol id="es-suit-{}" viewBox="0 0 40 40">{}</symbol>',
+            suit,
+            mark_safe(_drawing("escoba/suit.svg", {"suit": suit})),  # noqa: S308
+        )
+        for suit in SUITS
+    ] + [
+        format_html(
+            '<symbol id="es-figure-{}" viewBox="0 0 40 56">{}</symbol>',
+            rank,
+            mark_safe(_drawing("escoba/figure.svg", {"rank": rank})),  # noqa: S308
+        )
+        for rank in FIGURES
+    ]
+    return format_html(
+        '<svg class="card-sprite" width="0" height="0" aria-hidden="true" focusable="false">{}</svg>',
+        mark_safe("".join(symbols)),  # noqa: S308
+    )
+
+
 def _suit_svg(suit: str) -> str:
-    # The same four drawings on every page: render each once per process.
-    # strip() returns a plain str: mark the rendered (already escaped) drawing safe again.
-    return mark_safe(render_to_string("escoba/suit.svg", {"suit": suit}).strip())  # noqa: S308
+    return format_html(
+        '<svg class="suit" viewBox="0 0 40 40" aria-hidden="true" focusable="false">'
+        '<use href="#es-suit-{}"></use></svg>',
+        suit,
+    )
 
 
-@functools.cache
 def _figure_svg(rank: int) -> str:
-    # The sota, caballo and rey: one drawing each, rendered once per process.
-    return mark_safe(render_to_string("escoba/figure.svg", {"rank": rank}).strip())  # noqa: S308
+    return format_html(
+        '<svg class="figure" viewBox="0 0 40 56" aria-hidden="true" focusable="false">'
+        '<use href="#es-figure-{}"></use></svg>',
+        rank,
+    )
 
 
 @register.simple_tag
