@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.bench.stats import percentile
+from tests.load import server as load_server
 
 ROOT = Path(__file__).resolve().parents[2]
 LADDER = [10, 50, 100, 200]
@@ -123,47 +124,11 @@ def production_env(**extra: str) -> dict[str, str]:
     return env
 
 
-class Server:
-    """Start gunicorn, wait until it answers, stop it (only the process it started)."""
+class Server(load_server.Server):
+    """gunicorn with uvicorn workers, started, awaited and stopped as the race suite does it."""
 
     def __init__(self, port: int, workers: int, env: dict[str, str], log_path: Path):
-        self.port, self.workers, self.env, self.log_path = port, workers, env, log_path
-        self.process: subprocess.Popen | None = None
-
-    def __enter__(self) -> Server:
-        import httpx
-
-        self.log = open(self.log_path, "wb")  # noqa: SIM115  (closed in __exit__)
-        self.process = subprocess.Popen(
-            server_command(self.port, self.workers),
-            cwd=ROOT,
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited; see {self.log_path}")
-            try:
-                url = f"http://127.0.0.1:{self.port}/accounts/login/"
-                if httpx.get(url, timeout=5).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.25)
-        self.__exit__(None, None, None)
-        raise RuntimeError(f"the server did not answer within 60 s; see {self.log_path}")
-
-    def __exit__(self, *exc) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
+        super().__init__(port, env, log_path, command=server_command(port, workers))
 
     def cpu_seconds(self) -> float:
         """User + system CPU of the master and its workers so far."""
@@ -564,18 +529,27 @@ def pg_cpu(name: str | None) -> float:
 # --- One database, in its own process (Django's settings are fixed once read) -------------------
 
 
+def session_key_for(user) -> str:
+    """A database session logged in as ``user``, as the login form would leave it."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key
+
+
 def populate(count: int) -> list[Table]:
     """``count`` started two-member tables, the games in turn, and a session per member made
     against the same database (as a login would leave it)."""
     from django.conf import settings
     from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
         get_user_model,
     )
     from django.contrib.auth.hashers import make_password
-    from django.contrib.sessions.backends.db import SessionStore
 
     from games import actions, registry
     from games.models import RuleVariant
@@ -591,14 +565,7 @@ def populate(count: int) -> list[Table]:
         User(username=f"cap{i}", password=password) for i in range(2 * count)
     )
     users = list(User.objects.filter(username__startswith="cap").order_by("pk"))
-    members = []
-    for user in users:
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
-        members.append(Member(user.username, session.session_key))
+    members = [Member(user.username, session_key_for(user)) for user in users]
     keys = registry.game_keys()
     variants = {key: RuleVariant.objects.get(game=key, slug="standard") for key in keys}
     tables = []

@@ -28,24 +28,13 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from tests.bench.bench_capacity import Server, collect_static, production_env
+from tests.bench.bench_capacity import Server, collect_static, production_env, session_key_for
+from tests.bench.bench_tables import play_bots
 
 MOVES = int(os.environ.get("BENCH_MOVES", 200))
 PORT = int(os.environ.get("BENCH_PORT", 8560))
 TARGET_RATIO = 5.0
 CSRF = "benchmarkcsrftokenbenchmarkcsrf0"  # 32 characters: a CSRF secret as the cookie holds it
-
-
-def session_for(user) -> str:
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
-
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    return session.session_key
 
 
 def timed(client, method: str, url: str, **kwargs) -> float:
@@ -55,16 +44,6 @@ def timed(client, method: str, url: str, **kwargs) -> float:
     if response.status_code != 200:
         raise RuntimeError(f"{method} {url}: {response.status_code}")
     return elapsed
-
-
-def play_bots(match_id: int) -> None:
-    from games import actions
-    from games.models import Match
-
-    while actions.play_bot_move(
-        match_id, Match.objects.values_list("version", flat=True).get(pk=match_id)
-    ):
-        pass
 
 
 def run(clients, base: str, game: str, fillers: list[str], users) -> tuple[float, float]:
@@ -135,7 +114,7 @@ def main() -> int:
         users = [User.objects.create_user(f"bench{i}", password=None) for i in range(2)]
         clients = [
             httpx.Client(
-                headers={"Cookie": f"sessionid={session_for(user)}; csrftoken={CSRF}"},
+                headers={"Cookie": f"sessionid={session_key_for(user)}; csrftoken={CSRF}"},
                 timeout=30,
             )
             for user in users

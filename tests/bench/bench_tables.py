@@ -88,6 +88,17 @@ def environ_factory(client):
     return factory
 
 
+def play_bots(match_id: int) -> None:
+    """Every bot move now awaited at the match, one after the other, as the worker plays them."""
+    from games import actions
+    from games.models import Match
+
+    while actions.play_bot_move(
+        match_id, Match.objects.values_list("version", flat=True).get(pk=match_id)
+    ):
+        pass
+
+
 def against_bots(handler, member, bare_environ, game: str, players: int, user):
     """A member's move POST at a table with ``players - 1`` hard bots, taking turns with the
     bare view: the median of each and the most queries seen for the move.
@@ -108,14 +119,8 @@ def against_bots(handler, member, bare_environ, game: str, players: int, user):
 
     def new_match():
         match = actions.create_match(user, rules, players, ["hard"] * (players - 1))
-        worker(match)
+        play_bots(match.pk)
         return match
-
-    def worker(match):
-        while actions.play_bot_move(
-            match.pk, Match.objects.values_list("version", flat=True).get(pk=match.pk)
-        ):
-            pass
 
     times = {"bare": [], "move": []}
     most = served = 0
@@ -145,7 +150,7 @@ def against_bots(handler, member, bare_environ, game: str, players: int, user):
                 if kind == "move":
                     most = max(most, len(captured))
             assert status == 200, (kind, status)
-        worker(match)
+        play_bots(match.pk)
     label = f"move POST vs {players - 1} hard bot{'s' if players > 2 else ''} ({game})"
     return label, medians(times["bare"]), medians(times["move"]), most
 

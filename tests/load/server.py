@@ -36,16 +36,18 @@ def server_command(port: int, workers: int = WORKERS) -> list[str]:
 class Server:
     """Start the server, wait until it answers, stop it (only the process it started)."""
 
-    def __init__(self, port: int, env: dict[str, str], log_path: Path):
+    def __init__(self, port: int, env: dict[str, str], log_path: Path, command=None):
         self.port = port
         self.env = env
         self.log_path = log_path
+        # The benchmarks serve the club as production does (uvicorn workers): their command.
+        self.command = command or server_command(port)
         self.process: subprocess.Popen | None = None
 
     def __enter__(self) -> Server:
         self.log = open(self.log_path, "wb")  # noqa: SIM115  (closed in __exit__)
         self.process = subprocess.Popen(
-            server_command(self.port),
+            self.command,
             cwd=ROOT,
             env=self.env,
             stdout=self.log,
