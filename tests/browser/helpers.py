@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import PASSWORD
 
@@ -13,6 +13,13 @@ def log_in(page: Page, base_url: str, username: str) -> None:
     page.locator("#id_password").fill(PASSWORD)
     page.locator("main button[type=submit]").click()
     page.wait_for_url(base_url + "/")
+
+
+def session_for(browser: Browser, base_url: str, username: str) -> Page:
+    """A page of a browser context of its own (its own cookies), logged in as ``username``."""
+    page = browser.new_context(locale="es-ES").new_page()
+    log_in(page, base_url, username)
+    return page
 
 
 def table_version(page: Page) -> str:

@@ -8,22 +8,16 @@ import re
 from datetime import timedelta
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from cardclub.ratings.models import Rating
 from games import tasks
 from games.models import Clock, Match
 from tests.web.table_helpers import engine_state, start_match, variant
 
-from .helpers import log_in
+from .helpers import session_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def session_for(browser: Browser, base_url: str, username: str) -> Page:
-    page = browser.new_context(locale="es-ES").new_page()
-    log_in(page, base_url, username)
-    return page
 
 
 def with_clock(game: str, **settings):

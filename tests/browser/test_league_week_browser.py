@@ -22,18 +22,12 @@ from games.models import Clock, Match
 from tests.web.table_helpers import variant
 from tests.web.test_background import DATABASE, _worker_environment
 
-from .helpers import log_in
+from .helpers import session_for
 from .test_schotten_totten_browser import play_turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 MANAGE = Path(__file__).resolve().parents[2] / "manage.py"
-
-
-def session_for(browser: Browser, base_url: str, username: str) -> Page:
-    page = browser.new_context(locale="es-ES").new_page()
-    log_in(page, base_url, username)
-    return page
 
 
 def play_a_turn(page: Page, match: Match, seat: int) -> None:

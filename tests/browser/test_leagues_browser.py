@@ -7,20 +7,14 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from cardclub.leagues.models import Fixture, League, Season
 from games.models import RuleVariant
 
-from .helpers import log_in
+from .helpers import session_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def session_for(browser: Browser, base_url: str, username: str) -> Page:
-    page = browser.new_context(locale="es-ES").new_page()
-    log_in(page, base_url, username)
-    return page
 
 
 def test_a_four_member_season_round_is_played_from_the_site(

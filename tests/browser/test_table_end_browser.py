@@ -5,20 +5,14 @@ shows a member sitting down."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from games import actions
 from tests.web.table_helpers import start_match, variant
 
-from .helpers import log_in
+from .helpers import session_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def session_for(browser: Browser, base_url: str, username: str) -> Page:
-    page = browser.new_context(locale="es-ES").new_page()
-    log_in(page, base_url, username)
-    return page
 
 
 def test_a_resignation_takes_the_live_controls_off_the_other_members_page(
