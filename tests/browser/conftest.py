@@ -119,3 +119,13 @@ def console_problems(monkeypatch):
 def no_console_problems(request):
     if "tests/browser/" in str(request.node.fspath) and HAVE_CHROMIUM:
         request.getfixturevalue("console_problems")
+
+
+@pytest.fixture
+def server():
+    """The club under uvicorn (ASGI: pages open push streams), with the local push backend."""
+    from tests.servers import start_app_server
+
+    app = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""})
+    yield app
+    app.stop()

@@ -22,6 +22,17 @@ def session_for(browser: Browser, base_url: str, username: str) -> Page:
     return page
 
 
+def page_with_session(browser: Browser, server, user) -> Page:
+    """A page of a context of its own carrying ``user``'s session cookie for ``server`` (an
+    app server started by the tests, which has no login form run against it)."""
+    from tests.servers import session_cookie
+
+    context = browser.new_context(locale="es-ES")
+    cookies = session_cookie(user)
+    context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
+    return context.new_page()
+
+
 def table_version(page: Page) -> str:
     return page.locator("#table").get_attribute("data-version")
 

@@ -13,18 +13,12 @@ from playwright.sync_api import expect
 
 from games import actions
 from games.models import Match
-from tests.servers import session_cookie, start_app_server
 from tests.web.table_helpers import engine_state, start_match
 from tests.web.test_background import DATABASE, _worker_environment
 
+from .helpers import page_with_session
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def server():
-    app = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""})
-    yield app
-    app.stop()
 
 
 @pytest.fixture
@@ -45,10 +39,7 @@ def worker(settings):
 
 def test_a_bot_move_made_by_the_worker_is_pushed_to_the_open_page(browser, server, worker, alice):
     match = start_match("schotten_totten", [alice], fillers=["easy"])
-    context = browser.new_context(locale="es-ES")
-    cookies = session_cookie(alice)
-    context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
-    page = context.new_page()
+    page = page_with_session(browser, server, alice)
     page.goto(server.url + match.get_absolute_url())
     live = page.locator('[data-live="table"][data-stream="open"]')
     expect(live).to_have_count(1, timeout=10000)

@@ -9,29 +9,15 @@ import pytest
 from playwright.sync_api import expect
 
 from cardclub.chat import actions as chat_actions
-from tests.servers import session_cookie, start_app_server
 from tests.web.table_helpers import start_match
+
+from .helpers import page_with_session
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Below the chat's 10 s slow poll: what arrives this fast came by push.
 PUSHED_MS = 3000
 # The port range this project's chat tests may use (each helper has its own).
-PORT = 8410
-
-
-@pytest.fixture
-def server():
-    app = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""}, port=PORT)
-    yield app
-    app.stop()
-
-
-def _page_for(browser, server, user):
-    context = browser.new_context(locale="es-ES")
-    cookies = session_cookie(user)
-    context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
-    return context.new_page()
 
 
 def test_a_message_reaches_the_other_members_open_page_by_push(
@@ -40,7 +26,7 @@ def test_a_message_reaches_the_other_members_open_page_by_push(
     match = start_match("schotten_totten", [alice, bob])
     pages = {}
     for user in (alice, bob, charlie):
-        page = _page_for(browser, server, user)
+        page = page_with_session(browser, server, user)
         page.goto(server.url + match.get_absolute_url())
         expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(
             1, timeout=10000

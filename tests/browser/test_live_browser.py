@@ -15,27 +15,14 @@ from playwright.sync_api import expect
 
 from games import actions
 from games.models import Match
-from tests.servers import session_cookie, start_app_server
 from tests.web.table_helpers import engine_state, start_match
+
+from .helpers import page_with_session
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Below the 2 s of the fallback poll: what arrives this fast came by push.
 PUSHED_MS = 1500
-
-
-@pytest.fixture
-def server():
-    app = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""})
-    yield app
-    app.stop()
-
-
-def _page_for(browser, server, user):
-    context = browser.new_context(locale="es-ES")
-    cookies = session_cookie(user)
-    context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
-    return context.new_page()
 
 
 def _play_for_the_other(match, waiting_user):
@@ -72,7 +59,7 @@ def test_a_move_committed_elsewhere_appears_marked_and_announced_and_it_is_your_
     match = start_match("schotten_totten", [alice, bob])
     _wait_until_waiting(match, alice)
     match.refresh_from_db()
-    page = _page_for(browser, server, alice)
+    page = page_with_session(browser, server, alice)
     page.goto(server.url + match.get_absolute_url())
     old = page.locator("#table").get_attribute("data-version")
     base_title = page.title()
@@ -104,7 +91,7 @@ def test_a_move_committed_elsewhere_appears_marked_and_announced_and_it_is_your_
 def test_the_focus_stays_where_it_was_when_a_move_arrives(browser, server, alice, bob, charlie):
     match = start_match("schotten_totten", [alice, bob])
     # A spectator: no move ever makes it their turn, so the focus has no reason to move.
-    page = _page_for(browser, server, charlie)
+    page = page_with_session(browser, server, charlie)
     page.goto(server.url + match.get_absolute_url())
     expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(1, timeout=10000)
     rules = page.locator("#table a[href*='/rules/']").last
@@ -119,7 +106,7 @@ def test_the_focus_stays_where_it_was_when_a_move_arrives(browser, server, alice
 def test_the_lobby_list_of_your_matches_updates_itself(browser, server, alice, bob):
     match = start_match("schotten_totten", [alice, bob])
     _wait_until_waiting(match, alice)
-    page = _page_for(browser, server, alice)
+    page = page_with_session(browser, server, alice)
     page.goto(server.url + "/play/")
     mine = page.locator("#mine")
     expect(mine.locator(".badge.turn")).to_have_count(0)

@@ -9,25 +9,16 @@ from playwright.sync_api import expect
 
 from cardclub.notifications import services
 from cardclub.notifications.models import Kind
-from tests.servers import session_cookie, start_app_server
 from tests.web.table_helpers import start_match
+
+from .helpers import page_with_session
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def server():
-    app = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""})
-    yield app
-    app.stop()
-
-
 def test_a_new_notification_rings_the_bell_of_an_open_page(browser, server, alice, bob):
     match = start_match("schotten_totten", [alice, bob])
-    context = browser.new_context(locale="es-ES")
-    cookies = session_cookie(alice)
-    context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
-    page = context.new_page()
+    page = page_with_session(browser, server, alice)
     page.goto(server.url + "/play/")
     count = page.locator("#bell .bell-count")
     expect(count).to_have_text("0")
