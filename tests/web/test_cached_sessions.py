@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -25,27 +24,18 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.conftest import PASSWORD
+from tests.servers import redis_answers
 
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS = ("127.0.0.1", 6379)
 NEW_PASSWORD = "another-long-pass-42"
-
-
-def _redis_answers() -> bool:
-    try:
-        with socket.create_connection(REDIS, timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 @pytest.fixture
 def shared_cache():
     """The settings ``CACHE_URL`` gives, on a key prefix of this test's own."""
-    if not _redis_answers():
+    if not redis_answers():
         if os.environ.get("PUSH_REQUIRE_BROKERS") == "1":
             pytest.fail("PUSH_REQUIRE_BROKERS=1 but no Redis answers on 127.0.0.1:6379")
         pytest.skip("no Redis on 127.0.0.1:6379")

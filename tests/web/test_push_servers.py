@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import time
 
 import httpx
@@ -19,27 +18,16 @@ from django.db import connection
 from django.urls import reverse
 
 from games.models import Match
-from tests.servers import run_in_new_loop, session_cookie, start_app_server
+from tests.servers import redis_answers, run_in_new_loop, session_cookie, start_app_server
 
 from .table_helpers import engine_state, start_match
 
 pytestmark = [pytest.mark.push_servers, pytest.mark.django_db(transaction=True)]
 
-REDIS = ("127.0.0.1", 6379)
-
-
-def _redis_answers() -> bool:
-    try:
-        with socket.create_connection(REDIS, timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
 
 def _backend_env(name: str) -> dict[str, str]:
     required = os.environ.get("PUSH_REQUIRE_BROKERS") == "1"
-    if name == "redis" and not _redis_answers():
+    if name == "redis" and not redis_answers():
         if required:
             pytest.fail("PUSH_REQUIRE_BROKERS=1 but no Redis answers on 127.0.0.1:6379")
         pytest.skip("no Redis on 127.0.0.1:6379")
