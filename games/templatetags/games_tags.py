@@ -9,15 +9,16 @@ from games import registry
 register = template.Library()
 
 
-def _small_card(context, card) -> str:
-    """One card drawn small, by the game's ``present.card_html`` when it has one (a plain
-    function: no template per card), else by its ``card.html``."""
+def _small_card_drawer(context):
+    """How this page draws a card small: the game's ``present.card_html`` when it has one (a
+    plain function: no template per card), else its ``card.html``. Looked up once per line."""
     match = context.get("match")
     present = registry.present(match.game) if match is not None else None
     draw = getattr(present, "card_html", None)
     if draw is not None:
-        return draw(card, small=True)
-    return get_template(context["card_template"]).render({"card": card, "small": True})
+        return lambda card: draw(card, small=True)
+    template = get_template(context["card_template"])
+    return lambda card: template.render({"card": card, "small": True})
 
 
 @register.simple_tag
@@ -40,10 +41,11 @@ def move_line(context, line):
     who = format_html('<strong class="who">{}</strong> ', line["who"]) if line.get("who") else ""
     cards = ""
     if line.get("cards"):
+        draw = _small_card_drawer(context)
         cards = format_html(
             ' <span class="move-cards" aria-hidden="true">{}</span>',
             # A space between two cards, as between two inline blocks written on their own lines.
-            format_html_join(" ", "{}", ((_small_card(context, c),) for c in line["cards"])),
+            format_html_join(" ", "{}", ((draw(c),) for c in line["cards"])),
         )
     badge = (
         format_html(' <strong class="badge good">{}</strong>', line["badge"])
