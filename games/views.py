@@ -301,6 +301,14 @@ def move(request, pk):
     except ValueError:
         version = None
     try:
+        # A move chosen in two steps (a card from the hand, then where it goes) sends the first
+        # choice as the radio button "pick" and leaves its place in the button's code as "*":
+        # one button per place instead of one per card and place.
+        if "*" in code:
+            pick = request.POST.get("pick", "")[:16]
+            if not pick:
+                raise actions.ActionError(_("Choose a card from your hand first."))
+            code = code.replace("*", pick, 1)
         result = actions.play_move(pk, request.user, code, version)
     except actions.NoSuchMatch:
         raise Http404(_("There is no match with that number.")) from None

@@ -202,9 +202,8 @@
     if (!active || active === document.body) return { nowhere: true };
     if (!oldTable.contains(active)) return null; // focus is elsewhere: leave it alone
     if (active.id) return { inTable: true, id: active.id };
-    var form = active.closest("form");
-    var code = form && form.querySelector('input[name="code"]');
-    if (code) return { inTable: true, code: code.value };
+    // A move is a submit button of the table's form, named by its code.
+    if (active.name === "code" && active.value) return { inTable: true, code: active.value };
     var label = active.closest("label[for]");
     if (label) return { inTable: true, labelFor: label.getAttribute("for") };
     if (active.getAttribute("href")) return { inTable: true, href: active.getAttribute("href") };
@@ -237,8 +236,7 @@
     if (!target && key.nowhere) return;
     if (!target && key.id) target = document.getElementById(key.id);
     if (!target && key.code) {
-      var input = t.querySelector('input[name="code"][value="' + CSS.escape(key.code) + '"]');
-      target = input && input.form.querySelector("button");
+      target = t.querySelector('button[name="code"][value="' + CSS.escape(key.code) + '"]');
     }
     if (!target && key.labelFor) target = t.querySelector('label[for="' + CSS.escape(key.labelFor) + '"]');
     if (!target && key.href) target = t.querySelector('a[href="' + CSS.escape(key.href) + '"]');

@@ -218,7 +218,7 @@ def read_table(body: str, match_id: int) -> Shown | None:
     for opening, inner in FORM.findall(body):
         form = dict(ATTRIBUTE.findall(opening))
         version = VERSION.search(inner)
-        if "move-form" in form.get("class", "").split() and version:
+        if "table-form" in form.get("class", "").split() and version:
             forms.extend((form["action"], code, version.group(1)) for code in CODE.findall(inner))
     return Shown(
         match_id=match_id,

@@ -61,3 +61,33 @@ def hidden_cards_in(html: str, cards) -> list[str]:
         if re.search(rf"(?<![\w/-]){re.escape(card)}(?![\w/])", html):
             found.append(card)
     return found
+
+
+def fragment_sizes(clients: dict, match: Match, seed: int, moves: int) -> dict[str, list]:
+    """Play ``moves`` random legal moves at ``match`` through the web, as htmx sends them, and
+    the sizes in bytes of what came back: ``move`` (the mover's fragment) and ``poll`` (the
+    fragment every other member's page fetches once the table has changed), each as
+    ``(bytes, seat, version)``. ``clients`` maps seat index to that member's logged-in client.
+    """
+    import random
+
+    rng = random.Random(seed)
+    sizes: dict[str, list] = {"move": [], "poll": []}
+    poll_url = reverse("games:poll", args=[match.pk])
+    for _ in range(moves):
+        match.refresh_from_db()
+        if match.status != Match.Status.PLAYING:
+            break
+        state = match.engine.load(match.state)
+        seat = match.engine.to_move(state)[0]
+        code = rng.choice(match.engine.legal_moves(state, seat)).code
+        was = match.version
+        response = post_move(clients[seat], match, code)
+        assert response.status_code == 200, response.content[:300]
+        sizes["move"].append((len(response.content), seat, was))
+        for other, client in clients.items():
+            if other != seat:
+                response = client.get(f"{poll_url}?v={was}", HTTP_HX_REQUEST="true")
+                assert response.status_code == 200
+                sizes["poll"].append((len(response.content), other, was))
+    return sizes

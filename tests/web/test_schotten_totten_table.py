@@ -113,7 +113,7 @@ def test_the_member_to_play_picks_a_card_then_a_stone_among_those_that_take_it(
         offered = {int(c.split(":")[2]) for c in codes_in(column) if c.startswith("p:")}
         assert offered == ({s} if s in open_stones else set())
         if s in open_stones:
-            assert len(re.findall(r'class="move-form st-play-form play-\d"', column)) == 6
+            assert len(re.findall(r'class="move st-here st-play-form play-\d"', column)) == 6
     assert 'class="badge turn"' in html
 
 
