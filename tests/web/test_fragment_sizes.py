@@ -10,12 +10,15 @@ from tests.web.table_helpers import fragment_sizes, start_match
 
 LIMIT = 10 * 1024
 
+# Until each game's table is drawn for it, its rows fail as expected (strict: a pass fails too).
+NOT_YET = pytest.mark.xfail(strict=True, reason="issue 22: fragments not yet within 10 KB")
+
 TABLES = [
-    ("escoba", 4, 200),
-    ("escoba", 2, 120),
-    ("schotten_totten", 2, 160),
-    ("scout", 5, 200),
-    ("scout", 3, 120),
+    pytest.param("escoba", 4, 200, marks=NOT_YET),
+    pytest.param("escoba", 2, 120, marks=NOT_YET),
+    pytest.param("schotten_totten", 2, 160, marks=NOT_YET),
+    pytest.param("scout", 5, 200, marks=NOT_YET),
+    pytest.param("scout", 3, 120, marks=NOT_YET),
 ]
 
 
