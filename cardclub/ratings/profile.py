@@ -233,6 +233,24 @@ def rivals(person, limit: int = RIVALS) -> list[HeadToHead]:
     return records
 
 
+# How long a drawn profile may be kept. Its key changes with every match the member finishes,
+# so this only bounds what the key cannot see: a rival renamed, an admin's rebuild of ratings.
+PROFILE_CACHE_SECONDS = 10 * 60
+
+
+def play_version(person) -> int:
+    """The newest match the member finished (0 before the first): everything the profile shows
+    about their play changes only when one ends. One entry of the ``result_recent`` index, so
+    the drawn sections can be kept under it and never need clearing."""
+    newest = (
+        MatchResult.objects.filter(user=person)
+        .order_by("-finished_at", "-match_id")
+        .values_list("match_id", flat=True)
+        .first()
+    )
+    return newest or 0
+
+
 def member_context(person) -> dict:
     ratings = list(Rating.objects.filter(user=person).order_by("game"))
     charts = _charts(ratings) if ratings else {}
