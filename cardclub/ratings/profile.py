@@ -14,11 +14,12 @@ from django.db.models import F, FilteredRelation, Q
 from django.db.models.lookups import Exact
 from django.utils.formats import get_format
 
+from cardclub.http import pk_url_maker
 from games import registry
 from games.models import RuleVariant, Seat
 
 from .models import HeadToHead, MatchResult, Rating
-from .present import decimal_maker, member_url_maker, pk_url_maker, short_date_maker
+from .present import decimal_maker, member_url_maker, short_date_maker
 
 RECENT_MATCHES = 10
 RIVALS = 6

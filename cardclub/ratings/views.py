@@ -24,19 +24,6 @@ CLUB_TOP = 10
 BOARD_CACHE_SECONDS = 5 * 60
 
 
-def board_version() -> int:
-    """The newest finished match (0 before the first). Ratings are written in the transaction
-    that finishes a match, so a leaderboard can only change when this does; it is one entry of
-    the ``(status, -finished_at)`` index, and what is kept under it never needs clearing."""
-    newest = (
-        Match.objects.filter(status=Match.Status.FINISHED)
-        .order_by("-finished_at")
-        .values_list("pk", flat=True)
-        .first()
-    )
-    return newest or 0
-
-
 def _page_number(raw: str | None, count: int) -> int:
     """The page asked for, as ``Paginator.get_page`` reads it: not a number, the first page; past
     the end, the last."""
@@ -93,7 +80,8 @@ def club(request):
 @require_GET
 def leaderboard(request, game):
     title = _game_title_or_404(game)
-    version = board_version()
+    # Ratings are written in the transaction that finishes a match: a board changes only then.
+    version = Match.objects.newest_finished_pk()
     mine = Rating.objects.filter(game=game, user=request.user).first()
     count = cache.get_or_set(
         f"board-count:{game}:{version}",

@@ -21,8 +21,9 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from openskill.models import PlackettLuce
 
+from cardclub.http import pk_url_maker
 from cardclub.ratings.models import HeadToHead, MatchResult, Rating
-from cardclub.ratings.present import decimal_maker, member_url_maker, pk_url_maker
+from cardclub.ratings.present import decimal_maker, member_url_maker
 from cardclub.ratings.profile import CHART_MAX_POINTS, chart_step, rating_chart
 from cardclub.ratings.signals import on_match_finished
 from cardclub.ratings.skill import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_GAMES
