@@ -23,7 +23,10 @@ Each page is measured twice, on the same database:
 Targets, on the wall clock through the server (the issue's measure): the lobby with 100 live
 matches within 3x the bare view; the leaderboard and the profile within 4x. Exits 1 on a miss.
 The in-handler ratios are printed beside them: they leave out what the server adds to every
-request alike, so they are the stricter reading. ``BENCH_DB=path`` keeps the generated database between runs (for tuning);
+request alike, so they are the stricter reading. ``--db postgres`` runs it all on PostgreSQL
+(``BENCH_PG_SERVER``, as ``bench_capacity``; the database ``cardclub_bench_pages`` is created and
+dropped), as issue 22 measured its baseline. ``BENCH_DB=path`` keeps the generated SQLite
+database between runs (for tuning; with ``--db postgres``, any value keeps that database);
 ``BENCH_MEMBERS`` / ``BENCH_MATCHES`` shrink the data (never for the figures), ``BENCH_REPEAT``
 the number of timed requests per page.
 """
@@ -110,7 +113,9 @@ def interleaved(handler, bare_environ, page_environ) -> tuple[tuple, tuple, int,
     return medians(times["bare"]), medians(times["page"]), most, size
 
 
-def through_server(database: Path, pages: list, members: dict) -> list[tuple]:
+def through_server(
+    database: Path, database_url: str | None, pages: list, members: dict
+) -> list[tuple]:
     """The same pages through gunicorn (``SERVER_WORKERS`` uvicorn workers, production settings)
     on ``database``: per page, the median client ms of the bare view and of the page, taking
     turns. ``pages`` are (label, url, member); ``members`` maps a member to their session key."""
@@ -122,8 +127,9 @@ def through_server(database: Path, pages: list, members: dict) -> list[tuple]:
     with tempfile.TemporaryDirectory(prefix="cardclub-bench-server-") as folder:
         workdir = Path(folder)
         collect_static(workdir)
+        where = {"DATABASE_URL": database_url} if database_url else {"SQLITE_PATH": str(database)}
         env = production_env(
-            SQLITE_PATH=str(database),
+            **where,
             DJANGO_SETTINGS_MODULE="tests.bench.bench_server_settings",
             AXES_ENABLED="0",
             # The sessions were signed here: the server must check them with the same key.
@@ -149,12 +155,45 @@ def through_server(database: Path, pages: list, members: dict) -> list[tuple]:
     return rows
 
 
-def main() -> int:
+PG_NAME = "cardclub_bench_pages"
+
+
+def postgres_database(keep: bool) -> tuple[str, bool]:
+    """The URL of the benchmark's PostgreSQL database, created unless kept from a run before,
+    and whether it was kept."""
+    import psycopg
+
+    from tests.bench.bench_capacity import PG_SERVER
+
+    with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True, connect_timeout=3) as server:
+        exists = server.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [PG_NAME]
+        ).fetchone()
+        if exists and not keep:
+            server.execute(f'DROP DATABASE "{PG_NAME}" WITH (FORCE)')
+        if not exists or not keep:
+            server.execute(f'CREATE DATABASE "{PG_NAME}"')
+    return f"{PG_SERVER}/{PG_NAME}", bool(exists and keep)
+
+
+def drop_postgres_database() -> None:
+    import psycopg
+
+    from tests.bench.bench_capacity import PG_SERVER
+
+    with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True, connect_timeout=3) as server:
+        server.execute(f'DROP DATABASE IF EXISTS "{PG_NAME}" WITH (FORCE)')
+
+
+def main(argv: list[str]) -> int:
     kept = os.environ.get("BENCH_DB")
+    postgres = argv[:2] == ["--db", "postgres"]
     with tempfile.TemporaryDirectory(prefix="cardclub-bench-") as folder:
-        database = Path(kept) if kept else Path(folder) / "bench.sqlite3"
-        reuse = database.exists()
-        setup_django(database)
+        database = Path(kept) if kept and not postgres else Path(folder) / "bench.sqlite3"
+        database_url, reuse = (None, database.exists())
+        if postgres:
+            database_url, reuse = postgres_database(keep=bool(kept))
+        setup_django(database, database_url)
         from django.contrib.auth import get_user_model
         from django.core.handlers.wsgi import WSGIHandler
         from django.test import Client, override_settings
@@ -217,6 +256,7 @@ def main() -> int:
         }
         served = through_server(
             database,
+            database_url,
             [
                 (label, urls.get(label) or reverse("games:lobby"), member)
                 for label, _environ, member in pages
@@ -224,8 +264,14 @@ def main() -> int:
             {member: session_key_for(member) for member in (busy, quiet)},
         )
 
+    if postgres and not kept:
+        from django.db import connections
+
+        connections.close_all()
+        drop_postgres_database()
     load = os.getloadavg()[0] / (os.cpu_count() or 1)
     print(f"\nLoad average per CPU while measuring: {load:.1f}")
+    print(f"Database: {'PostgreSQL' if postgres else 'SQLite'}")
     print("Inside Django's WSGI handler:")
     print(
         f"{'request':<28} {'bare ms':>8} {'page ms':>8} {'x bare':>7}"
@@ -259,4 +305,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
