@@ -31,6 +31,15 @@ def card_sprite(game: str) -> str:
 
 
 @register.simple_tag(takes_context=True)
+def small_cards(context, cards):
+    """Cards drawn small, side by side, for a place that names them in words beside them (a
+    move line, the "Last move" strip): one drawer per list, no template per card."""
+    draw = _small_card_drawer(context)
+    # A space between two cards, as between two inline blocks written on their own lines.
+    return format_html_join(" ", "{}", ((draw(card),) for card in cards))
+
+
+@register.simple_tag(takes_context=True)
 def move_line(context, line):
     """One move in words (a line of the game's ``present.describe_move``): who, what, the cards
     drawn small and a badge; the same on the table's last moves, the game log and the replay.
@@ -41,11 +50,9 @@ def move_line(context, line):
     who = format_html('<strong class="who">{}</strong> ', line["who"]) if line.get("who") else ""
     cards = ""
     if line.get("cards"):
-        draw = _small_card_drawer(context)
         cards = format_html(
             ' <span class="move-cards" aria-hidden="true">{}</span>',
-            # A space between two cards, as between two inline blocks written on their own lines.
-            format_html_join(" ", "{}", ((draw(c),) for c in line["cards"])),
+            small_cards(context, line["cards"]),
         )
     badge = (
         format_html(' <strong class="badge good">{}</strong>', line["badge"])
