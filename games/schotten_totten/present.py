@@ -121,9 +121,9 @@ def _tie_first(stone: dict, me: int) -> str | None:
     return "me" if stone["completed_first"] == me else "opp"
 
 
-# The table's last-moves list: the last three turns or so of each player. Every move and poll
+# The table's last-moves list: about the last two turns of each player. Every move and poll
 # carries it (issue 22: a fragment within 10 KB); the game log has the whole match.
-RECENT_EVENTS = 6
+RECENT_EVENTS = 5
 
 
 def recent_events(view: dict) -> list[dict]:
