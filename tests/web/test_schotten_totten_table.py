@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from games import actions, registry
 from games.models import Match
 from games.schotten_totten import engine, present
+from games.schotten_totten.templatetags.schotten_totten_tags import st_card_html
 
 from .table_helpers import engine_state, post_move, start_match
 
@@ -184,6 +186,9 @@ def test_every_card_has_a_symbol_and_a_name_for_screen_readers_and_no_english_le
     # The words are for screen readers (hidden by table.css); the value is all the card shows:
     # no colour letter (English initials in a Spanish page, and Spanish ones would clash).
     assert re.search(r'data-card="R7">7<b> rojo</b></i>', html)
+    # In English the words come before the value.
+    with translation.override("en"):
+        assert st_card_html("R7") == '<i data-card="R7"><b>Red </b>7</i>'
     css = (STATIC / "table.css").read_text()
     assert re.search(r"\[data-card\] b \{[^}]*clip: rect\(0 0 0 0\)", css)
     # The card's id gives it its colour and its symbol (table.css), each colour its own drawing.
@@ -369,9 +374,12 @@ def test_three_rounds_show_the_scores_and_a_summary_between_rounds(alice, bob, c
 
 
 def test_a_move_without_htmx_redirects_back_to_the_table(match, alice, client_for):
-    response = post_move(client_for(alice), match, "p:R7:0", htmx=False)
+    # What the page's form sends without JavaScript: the picked card and the stone's button.
+    data = {"code": "p:*:0", "pick": "R7", "v": match.version}
+    response = client_for(alice).post(reverse("games:move", args=[match.pk]), data)
     assert response.status_code == 302
     assert response["Location"] == match.get_absolute_url()
+    assert "R7" in engine_state(match).sides[0][0]
 
 
 def test_a_refused_claim_explains_itself_and_changes_nothing(match, alice, client_for):
