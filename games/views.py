@@ -320,14 +320,15 @@ def move(request, pk):
     except ValueError:
         version = None
     try:
-        # A move chosen in two steps (a card from the hand, then where it goes) sends the first
-        # choice as the radio button "pick" and leaves its place in the button's code as "*":
-        # one button per place instead of one per card and place.
+        # A move chosen in two steps (a card from the hand, then where it goes; or the cards
+        # to take, then the card that takes them) sends the first choice as the inputs named
+        # "pick" (a radio button, or checkboxes: joined with "+") and leaves its place in the
+        # button's code as "*": one button per place instead of one per combination.
         if "*" in code:
-            pick = request.POST.get("pick", "")[:16]
-            if not pick:
-                raise actions.ActionError(_("Choose a card from your hand first."))
-            code = code.replace("*", pick, 1)
+            picks = [pick[:8] for pick in request.POST.getlist("pick")[:40] if pick]
+            if not picks:
+                raise actions.ActionError(_("Pick the cards for this move first."))
+            code = code.replace("*", "+".join(picks), 1)[:400]
         result = actions.play_move(pk, request.user, code, version)
     except actions.NoSuchMatch:
         raise Http404(_("There is no match with that number.")) from None
