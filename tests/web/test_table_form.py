@@ -64,6 +64,7 @@ def test_a_two_step_move_without_a_picked_card_says_so_and_changes_nothing(
         reverse("games:move", args=[match.pk]),
         {"code": "p:*:0", "v": match.version},
         HTTP_HX_REQUEST="true",
+        HTTP_ACCEPT_LANGUAGE="en",
     )
     assert response.status_code == 200
     assert "Pick the cards for this move first." in response.content.decode()
