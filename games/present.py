@@ -95,7 +95,13 @@ def table_context(
     # A game may show fewer recent events than the view holds (``present.recent_events``).
     recent = getattr(app.present, "recent_events", None)
     events = recent(view) if recent else view.get("last_moves", ())
-    context["last_lines"] = describe_events(match.game, events, seat_names(context["seats"]))
+    lines = describe_events(match.game, events, seat_names(context["seats"]))
+    # A game whose move lines name every card in words may leave out their drawings at the
+    # table (``present.LAST_MOVES_DRAWN = False``): every fragment carries these lines, and the
+    # "Last move" strip still draws the newest move's cards. The game log keeps them.
+    if not getattr(app.present, "LAST_MOVES_DRAWN", True):
+        lines = [{**line, "cards": []} for line in lines]
+    context["last_lines"] = lines
     if app.present is not None:
         context.update(app.present.table_context(view, moves, seat_index))
         if match.moves_played:

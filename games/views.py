@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
@@ -225,12 +226,33 @@ def invite(request, token):
     return redirect(match)
 
 
-def _render_table(request, match, state=None, error=None):
-    """The table partial for htmx (with the seats panel out of band), or the whole page."""
+# Indentation and blank lines: a template's tags leave many, and outside <pre> and <textarea>
+# (no table has either) a browser shows any run of them as one space, as it shows a newline.
+_BLANK_RUNS = re.compile(rb"\n\s+")
+
+
+def _compacted(response: TemplateResponse) -> TemplateResponse:
+    """A table fragment with each run of whitespace that starts a line sent as one newline:
+    every poll and move carries one, and they were a twentieth of it."""
+
+    def compact(rendered):
+        rendered.content = _BLANK_RUNS.sub(b"\n", rendered.content)
+
+    response.add_post_render_callback(compact)
+    return response
+
+
+def _render_table(request, match, state=None, error=None, shown_status=None):
+    """The table partial for htmx (with the seats panel out of band), or the whole page.
+
+    ``shown_status``: the match's status on the page asking, when known. The controls (Resign)
+    depend only on it, so a fragment carries them only when it changed.
+    """
     context = table_context(match, request.user, state=state, error=error)
+    context["controls_changed"] = shown_status != match.status
     if request.htmx:
         # The fragment is the table and the seats; the house rules are only on the full page.
-        return TemplateResponse(request, "games/match.html#updates", context)
+        return _compacted(TemplateResponse(request, "games/match.html#updates", context))
     context["rules"] = describe_options(match.game, match.options)
     context["turn_sound"] = context["my_seat"] is not None and Preferences.turn_sound_for(
         request.user
@@ -258,6 +280,8 @@ def match_page(request, pk):
     match = _on_time(access.match_for_viewer(pk))
     return _render_table(request, match)
 
+
+PLAYING = Match.Status.PLAYING.value
 
 # A page further behind than this jumps to the table as it is now instead of stepping.
 MAX_STEPS = 12
@@ -297,7 +321,7 @@ def poll(request, pk):
         and moves_played - MAX_STEPS <= shown_moves < moves_played - 1
     ):
         return _render_step(request, access.match_for_viewer(pk), version, shown_moves + 1)
-    return _render_table(request, access.match_for_viewer(pk))
+    return _render_table(request, access.match_for_viewer(pk), shown_status=request.GET.get("s"))
 
 
 def _render_step(request, match, shown_version: int, moves: int):
@@ -308,7 +332,7 @@ def _render_step(request, match, shown_version: int, moves: int):
     # step), with that many moves.
     was.status, was.version, was.moves_played = Match.Status.PLAYING, shown_version, moves
     context = table_context(was, request.user, state=state, step=True)
-    return TemplateResponse(request, "games/match.html#table", context)
+    return _compacted(TemplateResponse(request, "games/match.html#table", context))
 
 
 @private_no_store
@@ -336,11 +360,14 @@ def move(request, pk):
         if not request.htmx:
             messages.error(request, str(error))
             return redirect("games:match", pk=pk)
-        return _render_table(request, access.match_for_viewer(pk), error=str(error))
+        return _render_table(
+            request, access.match_for_viewer(pk), error=str(error), shown_status=PLAYING
+        )
     if not request.htmx:
         return redirect("games:match", pk=pk)
     # The match and the state as the move left them, seats included: nothing to read again.
-    return _render_table(request, result.match, state=result.state)
+    # (A move is made from a page of a match being played.)
+    return _render_table(request, result.match, state=result.state, shown_status=PLAYING)
 
 
 @require_POST

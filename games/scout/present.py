@@ -167,9 +167,9 @@ def _gap_label(hand: list[str], pos: int) -> str:
     if not hand:
         return _("into your hand")
     if pos == 0:
-        return _("at the start of your hand, before %(card)s") % {"card": _up(hand[0])}
+        return _("before %(card)s") % {"card": _up(hand[0])}
     if pos == len(hand):
-        return _("at the end of your hand, after %(card)s") % {"card": _up(hand[-1])}
+        return _("after %(card)s") % {"card": _up(hand[-1])}
     return _("between %(left)s and %(right)s") % {
         "left": _up(hand[pos - 1]),
         "right": _up(hand[pos]),
@@ -453,6 +453,11 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         context["sc_ss_ends"] = scout["ss_ends"]
         context["sc_ss"] = scout["ss"]
     return context
+
+
+# The table's last moves say every card's value in words ("shows 3, 2 (a run of 2, 2 to 3)"):
+# their drawings are left out there (games.present.table_context), kept in the game log.
+LAST_MOVES_DRAWN = False
 
 
 def recent_events(view: dict) -> list[dict]:

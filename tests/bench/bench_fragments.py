@@ -112,7 +112,7 @@ def in_handler(members, rng) -> dict:
                 assert status == 200
                 bare.append(elapsed)
                 status, body, elapsed = serve(
-                    handler, factory.get(f"{poll_url}?v={shown}", HTTP_HX_REQUEST="true")
+                    handler, factory.get(f"{poll_url}?v={shown}&s=playing", HTTP_HX_REQUEST="true")
                 )
                 assert status == 200, status
                 polls.append(elapsed)
@@ -169,7 +169,11 @@ def through_server(database: Path, members, rng) -> dict:
                     poll_url = reverse("games:poll", args=[match.pk])
                     bare.append(timed(clients[watcher], "/bare/"))
                     polls.append(
-                        timed(clients[watcher], f"{poll_url}?v={shown}", **{"HX-Request": "true"})
+                        timed(
+                            clients[watcher],
+                            f"{poll_url}?v={shown}&s=playing",
+                            **{"HX-Request": "true"},
+                        )
                     )
                 results[(game, players)] = (statistics.median(bare), statistics.median(polls))
         for client in clients:

@@ -14,13 +14,18 @@ def variant(game: str, slug: str = "standard") -> RuleVariant:
     return RuleVariant.objects.get(game=game, slug=slug)
 
 
-def start_match(game: str, users, slug: str = "standard", fillers=None) -> Match:
-    """A started match with ``users`` in seats 0.. and, optionally, bots after them."""
+def start_match(game: str, users, slug: str = "standard", fillers=None, deal=None) -> Match:
+    """A started match with ``users`` in seats 0.. and, optionally, bots after them. ``deal``:
+    the match's seed, for a given deal (with two members or more: the cards are dealt when the
+    last one sits down)."""
     fillers = list(fillers or [])
     players = len(users) + len(fillers)
     match = actions.create_match(
         users[0], variant(game, slug), players, ["open"] * (len(users) - 1) + fillers
     )
+    if deal is not None:
+        assert len(users) > 1, "a table of one member is dealt at once"
+        Match.objects.filter(pk=match.pk).update(seed=deal)
     for user in users[1:]:
         actions.join_match(match.pk, user)
     run_bots(match)
@@ -87,7 +92,8 @@ def fragment_sizes(clients: dict, match: Match, seed: int, moves: int) -> dict[s
         sizes["move"].append((len(response.content), seat, was))
         for other, client in clients.items():
             if other != seat:
-                response = client.get(f"{poll_url}?v={was}", HTTP_HX_REQUEST="true")
+                # As the page's own poll asks: the version and the status it shows.
+                response = client.get(f"{poll_url}?v={was}&s=playing", HTTP_HX_REQUEST="true")
                 assert response.status_code == 200
                 sizes["poll"].append((len(response.content), other, was))
     return sizes

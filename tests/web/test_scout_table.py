@@ -550,3 +550,19 @@ def test_the_migration_rebuilds_a_scout_state_saved_in_the_old_form_from_the_mov
     match.refresh_from_db()
     assert match.state == current
     assert engine.load(match.state) == engine_state(match)
+
+
+def test_the_tables_last_moves_name_the_cards_in_words_and_the_log_still_draws_them(
+    make_member, client_for
+):
+    match, _users, clients = seated(make_member, client_for, 3)
+    decide_all(match, clients)
+    seat, state = on_turn(match)
+    play(clients[seat], match, longest_show(engine.legal_moves(state, seat)).code)
+    html = page(clients[(seat + 1) % 3], match)
+    last = re.search(r'<ul class="last-moves">(.*?)</ul>', html, re.S).group(1)
+    assert "ev-show" in last and "move-cards" not in last
+    # The newest move's cards are drawn in the "Last move" strip, and in the log.
+    assert re.search(r'class="just-cards"[^>]*>.*?data-card=', html, re.S)
+    log = clients[0].get(reverse("games:log", args=[match.pk])).content.decode()
+    assert "move-cards" in log

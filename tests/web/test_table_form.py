@@ -36,11 +36,41 @@ def test_the_seat_to_move_gets_one_form_with_one_token_and_a_button_per_move(
 ):
     match = start_match(game, [alice, bob])
     mover = alice if match.seats.get(index=0).to_move else bob
-    html = fragment(client_for(mover), match)
-    assert html.count("<form") == 1 + html.count("resign-form")
-    assert html.count('name="csrfmiddlewaretoken"') == html.count("<form")
+    client = client_for(mover)
+    html = fragment(client, match)
+    assert html.count('class="table-form"') == 1
     assert len(re.findall(r'<button type="submit" name="code" value="[^"]+"', html)) >= 1
     assert html.count('name="v"') == 1
+    # The fragment's form carries no token (htmx sends it in a header); the full page's does,
+    # for a browser without JavaScript.
+    table_form = re.search(r'<form[^>]*class="table-form".*?</form>', html, re.S).group(0)
+    assert "csrfmiddlewaretoken" not in table_form
+    page = client.get(match.get_absolute_url()).content.decode()
+    table_form = re.search(r'<form[^>]*class="table-form".*?</form>', page, re.S).group(0)
+    assert table_form.count('name="csrfmiddlewaretoken"') == 1
+
+
+def test_a_move_from_a_fragment_passes_the_csrf_check_with_the_header_htmx_sends(
+    alice, bob, client_for
+):
+    from django.test import Client
+
+    match = start_match("escoba", [alice, bob])
+    mover = alice if match.seats.get(index=0).to_move else bob
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(mover, backend="django.contrib.auth.backends.ModelBackend")
+    page = client.get(match.get_absolute_url()).content.decode()
+    token = re.search(r'hx-headers=\'\{"X-CSRFToken": "([^"]+)"\}\'', page).group(1)
+    state = match.engine.load(match.state)
+    code = match.engine.legal_moves(state, match.engine.to_move(state)[0])[0].code
+    url = reverse("games:move", args=[match.pk])
+    refused = client.post(url, {"code": code, "v": match.version}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 403
+    moved = client.post(
+        url, {"code": code, "v": match.version}, HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=token
+    )
+    assert moved.status_code == 200
+    assert Match.objects.get(pk=match.pk).version == match.version + 1
 
 
 def test_a_two_step_move_takes_the_picked_card_in_place_of_the_star(match, alice, client_for):

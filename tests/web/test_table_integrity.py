@@ -102,6 +102,32 @@ def test_after_a_resignation_the_other_page_loses_its_live_controls_on_its_next_
     assert 'class="panel result"' in html
 
 
+def test_the_controls_travel_only_when_the_status_the_page_shows_has_changed(
+    alice, bob, client_for
+):
+    match = start_match("escoba", [alice, bob])
+    bob_client = client_for(bob)
+    url = reverse("games:poll", args=[match.pk])
+    seen = match.version
+    mover = alice if match.seats.get(index=0).to_move else bob
+    state = match.engine.load(match.state)
+    code = match.engine.legal_moves(state, match.engine.to_move(state)[0])[0].code
+    moved = post_move(client_for(mover), match, code).content.decode()
+    # A move is made on a page of a match being played: its answer leaves the controls alone.
+    assert 'id="match-controls"' not in moved
+    playing = bob_client.get(url, {"v": seen, "s": "playing"}, HTTP_HX_REQUEST="true")
+    assert 'id="match-controls"' not in playing.content.decode()
+    # The page's own link says which status it shows (the poll carries it).
+    page = bob_client.get(match.get_absolute_url()).content.decode()
+    assert "&amp;s=playing" in page
+    seen = Match.objects.get(pk=match.pk).version
+    actions.resign(match.pk, alice)
+    ended = bob_client.get(url, {"v": seen, "s": "playing"}, HTTP_HX_REQUEST="true")
+    assert re.search(
+        r'<div id="match-controls" hx-swap-oob="true">\s*</div>', ended.content.decode()
+    )
+
+
 def test_after_the_last_move_the_other_page_shows_the_result_without_controls_or_old_messages(
     alice, bob, client_for
 ):
