@@ -50,6 +50,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -654,6 +655,35 @@ def run_child(db: str, args, workdir: Path) -> dict:
     if completed.returncode != 0 or not out.exists():
         return {"db": db, "error": f"the benchmark process exited {completed.returncode}"}
     return json.loads(out.read_text())
+
+
+@contextmanager
+def served(port: int, workers: int, database: Path, database_url: str | None = None):
+    """The club served by gunicorn (``workers`` uvicorn workers, production settings, the
+    benchmarks' bare view added) on ``database`` (or ``database_url``), for a benchmark that
+    set up Django itself on that database: its base URL while it runs. The server checks the
+    sessions the benchmark signed with its own key."""
+    with tempfile.TemporaryDirectory(prefix="cardclub-bench-server-") as folder:
+        workdir = Path(folder)
+        collect_static(workdir)
+        where = {"DATABASE_URL": database_url} if database_url else {"SQLITE_PATH": str(database)}
+        env = production_env(
+            **where,
+            DJANGO_SETTINGS_MODULE="tests.bench.bench_server_settings",
+            AXES_ENABLED="0",
+            SECRET_KEY=os.environ["SECRET_KEY"],
+        )
+        with Server(port, workers, env, workdir / "server.log"):
+            yield f"http://127.0.0.1:{port}"
+
+
+def timed_get(client, url: str, **headers) -> float:
+    """Client milliseconds of a GET through the server, from sending to the last byte."""
+    start = time.perf_counter()
+    response = client.get(url, headers=headers)
+    elapsed = (time.perf_counter() - start) * 1000
+    assert response.status_code == 200, (url, response.status_code)
+    return elapsed
 
 
 def collect_static(workdir: Path) -> None:

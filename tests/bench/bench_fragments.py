@@ -25,7 +25,6 @@ import random
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from tests.bench.bench_tables import (
@@ -127,57 +126,39 @@ def through_server(database: Path, members, rng) -> dict:
     import httpx
     from django.urls import reverse
 
-    from tests.bench.bench_capacity import Server, collect_static, production_env, session_key_for
+    from tests.bench.bench_capacity import served, session_key_for, timed_get
 
     results = {}
-    with tempfile.TemporaryDirectory(prefix="cardclub-bench-server-") as folder:
-        workdir = Path(folder)
-        collect_static(workdir)
-        env = production_env(
-            SQLITE_PATH=str(database),
-            DJANGO_SETTINGS_MODULE="tests.bench.bench_server_settings",
-            AXES_ENABLED="0",
-            SECRET_KEY=os.environ["SECRET_KEY"],  # the sessions were signed here
-        )
-        clients = [
-            httpx.Client(cookies={"sessionid": session_key_for(member)}, timeout=30)
-            for member in members
-        ]
-        base = f"http://127.0.0.1:{PORT}"
-
-        def timed(client, url, **headers) -> float:
-            start = time.perf_counter()
-            response = client.get(base + url, headers=headers)
-            elapsed = (time.perf_counter() - start) * 1000
-            assert response.status_code == 200, (url, response.status_code)
-            return elapsed
-
-        with Server(PORT, 2, env, workdir / "server.log"):
-            for client in clients:  # warm both workers
-                for _ in range(5):
-                    timed(client, "/bare/")
-            for game, players in TABLES:
-                seated = members[:players]
-                bare, polls = [], []
-                match = new_match(game, seated)
-                for _ in range(MOVES):
-                    moved = next_move(match, seated, rng)
-                    if moved is None:
-                        match = new_match(game, seated)
-                        continue
-                    watcher, shown = moved
-                    poll_url = reverse("games:poll", args=[match.pk])
-                    bare.append(timed(clients[watcher], "/bare/"))
-                    polls.append(
-                        timed(
-                            clients[watcher],
-                            f"{poll_url}?v={shown}&s=playing",
-                            **{"HX-Request": "true"},
-                        )
+    clients = [
+        httpx.Client(cookies={"sessionid": session_key_for(member)}, timeout=30)
+        for member in members
+    ]
+    with served(PORT, 2, database) as base:
+        for client in clients:  # warm both workers
+            for _ in range(5):
+                timed_get(client, f"{base}/bare/")
+        for game, players in TABLES:
+            seated = members[:players]
+            bare, polls = [], []
+            match = new_match(game, seated)
+            for _ in range(MOVES):
+                moved = next_move(match, seated, rng)
+                if moved is None:
+                    match = new_match(game, seated)
+                    continue
+                watcher, shown = moved
+                poll_url = reverse("games:poll", args=[match.pk])
+                bare.append(timed_get(clients[watcher], f"{base}/bare/"))
+                polls.append(
+                    timed_get(
+                        clients[watcher],
+                        f"{base}{poll_url}?v={shown}&s=playing",
+                        **{"HX-Request": "true"},
                     )
-                results[(game, players)] = (statistics.median(bare), statistics.median(polls))
-        for client in clients:
-            client.close()
+                )
+            results[(game, players)] = (statistics.median(bare), statistics.median(polls))
+    for client in clients:
+        client.close()
     return results
 
 

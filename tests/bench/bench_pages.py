@@ -121,37 +121,20 @@ def through_server(
     turns. ``pages`` are (label, url, member); ``members`` maps a member to their session key."""
     import httpx
 
-    from tests.bench.bench_capacity import Server, collect_static, production_env
+    from tests.bench.bench_capacity import served, timed_get
 
     rows = []
-    with tempfile.TemporaryDirectory(prefix="cardclub-bench-server-") as folder:
-        workdir = Path(folder)
-        collect_static(workdir)
-        where = {"DATABASE_URL": database_url} if database_url else {"SQLITE_PATH": str(database)}
-        env = production_env(
-            **where,
-            DJANGO_SETTINGS_MODULE="tests.bench.bench_server_settings",
-            AXES_ENABLED="0",
-            # The sessions were signed here: the server must check them with the same key.
-            SECRET_KEY=os.environ["SECRET_KEY"],
-        )
-        base = f"http://127.0.0.1:{PORT}"
-        with Server(PORT, SERVER_WORKERS, env, workdir / "server.log"):
-            for label, url, member in pages:
-                client = httpx.Client(cookies={"sessionid": members[member]}, timeout=30)
-                times = {"bare": [], "page": []}
-                for round_ in range(REPEAT + 10):  # the first ten warm every worker
-                    for kind, path in (("bare", "/bare/"), ("page", url)):
-                        start = time.perf_counter()
-                        response = client.get(base + path)
-                        elapsed = (time.perf_counter() - start) * 1000
-                        assert response.status_code == 200, (path, response.status_code)
-                        if round_ >= 10:
-                            times[kind].append(elapsed)
-                client.close()
-                rows.append(
-                    (label, statistics.median(times["bare"]), statistics.median(times["page"]))
-                )
+    with served(PORT, SERVER_WORKERS, database, database_url) as base:
+        for label, url, member in pages:
+            client = httpx.Client(cookies={"sessionid": members[member]}, timeout=30)
+            times = {"bare": [], "page": []}
+            for round_ in range(REPEAT + 10):  # the first ten warm every worker
+                for kind, path in (("bare", "/bare/"), ("page", url)):
+                    elapsed = timed_get(client, base + path)
+                    if round_ >= 10:
+                        times[kind].append(elapsed)
+            client.close()
+            rows.append((label, statistics.median(times["bare"]), statistics.median(times["page"])))
     return rows
 
 
