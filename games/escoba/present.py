@@ -127,15 +127,26 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
                 captures.append(
                     {
                         "code": move.code,
-                        "cards": cards(move.take, language),
+                        # A capture is offered in words: its cards are drawn on the table
+                        # above, and a table of small cards can offer dozens of captures,
+                        # every one of them on every poll of the member to move.
+                        "names": _names(cards(move.take, language)),
                         "escoba": len(move.take) == len(table_ids),
                     }
                 )
             else:
                 lay = move.code
+        # An escoba first: it is the capture a member looks for, and a fragment may offer only
+        # the first few (escoba_tags.fragment_captures).
+        captures.sort(key=lambda cap: not cap["escoba"])
         choices.append(
             {"index": index, "card": _card(card_id, language), "captures": captures, "lay": lay}
         )
+    # The scoring of the hand just over, while its moves are still among the last moves shown
+    # (the first round of the next hand).
+    last_hand = view.get("last_hand")
+    if last_hand and not any(e["hand"] == last_hand["hand"] for e in recent_events(view)):
+        last_hand = None
     sides = []
     for side in view["sides"]:
         sides.append({**side, "mine": seat is not None and seat in side["seats"]})
@@ -144,12 +155,26 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "table_cards": cards(table_ids, language),
         "escoba_sides": sides,
         "my_turn": bool(moves),
+        "last_hand": last_hand,
     }
 
 
 # Events a member's own move makes; the others (the last capturer's take, a penalty, the next
 # deal's opening take) follow from it within the same move.
 _MOVE_KINDS = {"capture", "lay"}
+
+
+def recent_events(view: dict) -> list[dict]:
+    """The table's last moves: one round, each seat's last move with what followed from it.
+
+    That is what a member needs to see since their own turn (and, between two hands, how
+    long the scoring of the hand just over stays: see ``table_context``); the game log has the
+    whole match. A round rather than all the view keeps makes every poll lighter.
+    """
+    events = view.get("last_moves") or []
+    starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
+    players = len(view["hand_sizes"])
+    return events[starts[-players] :] if len(starts) >= players else events
 
 
 def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
@@ -170,10 +195,15 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
 
 
 def card_html(card, small: bool = False) -> str:
-    """One card as HTML, as the table draws it (for the move lines drawn by a tag)."""
-    from games.escoba.templatetags.escoba_tags import escoba_card_html
+    """One card as HTML, as the table draws it (for the move lines drawn by a tag).
 
-    return escoba_card_html(card, small=small)
+    Small, it is the bare mini card: the move lines show their cards beside the words that
+    name them, inside a part hidden from screen readers (``games_tags.move_line``), so a name
+    on every card would only weigh on each of the eight lines of every poll.
+    """
+    from games.escoba.templatetags.escoba_tags import escoba_card_html, escoba_mini
+
+    return escoba_mini(card) if small else escoba_card_html(card)
 
 
 def card_sprite() -> str:
