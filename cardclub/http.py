@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from functools import wraps
 
 from django.conf import settings
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 
 
@@ -22,6 +24,17 @@ def private_no_store(view):
         return response
 
     return wrapper
+
+
+# A number no route will ever be given for real, replaced by the actual key.
+_PK_PLACEHOLDER = 2147483647
+
+
+def pk_url_maker(name: str) -> Callable[[int], str]:
+    """pk -> URL of the route ``name`` taking one integer, with a single ``reverse`` for a
+    whole list (``reverse`` was a good part of drawing each row)."""
+    pattern = reverse(name, args=[_PK_PLACEHOLDER])
+    return lambda pk: pattern.replace(str(_PK_PLACEHOLDER), str(pk))
 
 
 def client_ip(request) -> str | None:

@@ -225,6 +225,19 @@ class MatchQuerySet(models.QuerySet):
     def for_user(self, user):
         return self.filter(seats__user=user)
 
+    def newest_finished_pk(self) -> int:
+        """The match that finished last (0 before the first): one entry of the ``(status,
+        -finished_at)`` index. Lists of finished matches, and the ratings written when a match
+        ends, change only when it does, so what is drawn from them can be kept under it and
+        never needs clearing, also with a cache per process."""
+        newest = (
+            self.filter(status=Match.Status.FINISHED)
+            .order_by("-finished_at")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        return newest or 0
+
 
 class Match(models.Model):
     class Status(models.TextChoices):

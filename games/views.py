@@ -10,6 +10,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -36,6 +37,10 @@ def _game_or_404(game: str) -> registry.GameAppConfig:
 # cost stays flat however many a league's week gives them; the rest are on "your matches".
 LOBBY_MATCHES = 12
 MATCHES_PER_PAGE = 30
+OPEN_TABLES = 50
+# How long the lobby keeps a member's drawn "recently finished" list. Its key changes whenever
+# a match ends; this bounds only what the key cannot see (a member renamed).
+FINISHED_CACHE_SECONDS = 5 * 60
 
 
 def _my_live_seats(user):
@@ -86,26 +91,40 @@ def _mine(user) -> dict:
 
 
 def lobby(request):
-    open_tables = (
+    # The member's own open tables are in "My matches": the summary names every seat, so they
+    # are left out here rather than by a subquery (building that query cost more than the
+    # lobby's rows).
+    newest_open = (
         Match.objects.open()
-        .exclude(seats__user=request.user)
         .listed()
         .select_related("created_by")
         .only(*Match.LIST_FIELDS, "variant__name_es", "variant__name_en", "created_by__username")
-        .order_by("-created_at")[:50]
+        .order_by("-created_at")[: OPEN_TABLES * 2]
     )
-    finished = (
-        Match.objects.filter(status=Match.Status.FINISHED, seats__user=request.user)
-        .listed()
-        .order_by("-finished_at")[:10]
-    )
+    open_tables = [
+        match
+        for match in newest_open
+        if all(seat.user_id != request.user.pk for seat in match.summary_seats())
+    ][:OPEN_TABLES]
+
+    def finished():
+        return list(
+            Match.objects.filter(status=Match.Status.FINISHED, seats__user=request.user)
+            .listed()
+            .order_by("-finished_at")[:10]
+        )
+
     return TemplateResponse(
         request,
         "games/lobby.html",
         {
             **_mine(request.user),
             "open_tables": open_tables,
-            "finished": finished,
+            # The member's finished matches change only when a match ends: drawn once per
+            # finished match in the club and kept; read only when the kept copy is missing.
+            "finished": SimpleLazyObject(finished),
+            "finished_key": (request.user.pk, Match.objects.newest_finished_pk()),
+            "finished_cache_seconds": FINISHED_CACHE_SECONDS,
             "games": registry.choices(),
             "can_stream": can_stream(request),
         },
@@ -301,14 +320,15 @@ def move(request, pk):
     except ValueError:
         version = None
     try:
-        # A move chosen in two steps (a card from the hand, then where it goes) sends the first
-        # choice as the radio button "pick" and leaves its place in the button's code as "*":
-        # one button per place instead of one per card and place.
+        # A move chosen in two steps (a card from the hand, then where it goes; or the cards
+        # to take, then the card that takes them) sends the first choice as the inputs named
+        # "pick" (a radio button, or checkboxes: joined with "+") and leaves its place in the
+        # button's code as "*": one button per place instead of one per combination.
         if "*" in code:
-            pick = request.POST.get("pick", "")[:16]
-            if not pick:
-                raise actions.ActionError(_("Choose a card from your hand first."))
-            code = code.replace("*", pick, 1)
+            picks = [pick[:8] for pick in request.POST.getlist("pick")[:40] if pick]
+            if not picks:
+                raise actions.ActionError(_("Pick the cards for this move first."))
+            code = code.replace("*", "+".join(picks), 1)[:400]
         result = actions.play_move(pk, request.user, code, version)
     except actions.NoSuchMatch:
         raise Http404(_("There is no match with that number.")) from None

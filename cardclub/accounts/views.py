@@ -6,11 +6,12 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from cardclub.notifications.forms import NotificationChoicesForm
-from cardclub.ratings.profile import member_context
+from cardclub.ratings.profile import PROFILE_CACHE_SECONDS, member_context, play_version
 
 from .forms import ProfileForm, SignupForm
 
@@ -51,5 +52,15 @@ def member(request, username):
     if person is None:
         raise Http404(_("There is no member with that name."))
     return TemplateResponse(
-        request, "accounts/member.html", {"person": person, **member_context(person)}
+        request,
+        "accounts/member.html",
+        {
+            "person": person,
+            # The sections about their play are the same for every viewer and change only when
+            # the member finishes a match: drawn once per finished match and language, and kept.
+            "play_version": play_version(person),
+            "play_cache_seconds": PROFILE_CACHE_SECONDS,
+            # Read only when the kept copy is missing (the template's cache block).
+            "play": SimpleLazyObject(lambda: member_context(person)),
+        },
     )

@@ -29,16 +29,6 @@ def member_url_maker() -> Callable[[str], str]:
     return lambda username: pattern.replace(_PLACEHOLDER, quote(username, safe="!$&'()*+,;=/~:@"))
 
 
-# A number no route will ever be given for real, replaced by the actual key.
-_PK_PLACEHOLDER = 2147483647
-
-
-def pk_url_maker(name: str) -> Callable[[int], str]:
-    """pk -> URL of the route ``name`` taking one integer, with a single ``reverse``."""
-    pattern = reverse(name, args=[_PK_PLACEHOLDER])
-    return lambda pk: pattern.replace(str(_PK_PLACEHOLDER), str(pk))
-
-
 def decimal_maker(places: int = 1) -> Callable[[float], str]:
     """float -> text with the active language's decimal separator (2,5 in Spanish)."""
     separator = get_format("DECIMAL_SEPARATOR")

@@ -14,11 +14,12 @@ from django.db.models import F, FilteredRelation, Q
 from django.db.models.lookups import Exact
 from django.utils.formats import get_format
 
+from cardclub.http import pk_url_maker
 from games import registry
 from games.models import RuleVariant, Seat
 
 from .models import HeadToHead, MatchResult, Rating
-from .present import decimal_maker, member_url_maker, pk_url_maker, short_date_maker
+from .present import decimal_maker, member_url_maker, short_date_maker
 
 RECENT_MATCHES = 10
 RIVALS = 6
@@ -231,6 +232,24 @@ def rivals(person, limit: int = RIVALS) -> list[HeadToHead]:
     for record in records:
         record.url = member_url(record.rival.username)
     return records
+
+
+# How long a drawn profile may be kept. Its key changes with every match the member finishes,
+# so this only bounds what the key cannot see: a rival renamed, an admin's rebuild of ratings.
+PROFILE_CACHE_SECONDS = 10 * 60
+
+
+def play_version(person) -> int:
+    """The newest match the member finished (0 before the first): everything the profile shows
+    about their play changes only when one ends. One entry of the ``result_recent`` index, so
+    the drawn sections can be kept under it and never need clearing."""
+    newest = (
+        MatchResult.objects.filter(user=person)
+        .order_by("-finished_at", "-match_id")
+        .values_list("match_id", flat=True)
+        .first()
+    )
+    return newest or 0
 
 
 def member_context(person) -> dict:

@@ -1,12 +1,17 @@
 from __future__ import annotations
 
+import math
+
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.template.response import TemplateResponse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games import registry
+from games.models import Match
 
 from .models import Rating
 from .present import board_rows
@@ -14,6 +19,20 @@ from .skill import PROVISIONAL_GAMES
 
 PAGE_SIZE = 50
 CLUB_TOP = 10
+# How long a drawn leaderboard page may be kept. Its key changes whenever a match ends, so this
+# only bounds what the key cannot see: an admin's rebuild of the ratings, a member renamed.
+BOARD_CACHE_SECONDS = 5 * 60
+
+
+def _page_number(raw: str | None, count: int) -> int:
+    """The page asked for, as ``Paginator.get_page`` reads it: not a number, the first page; past
+    the end, the last."""
+    pages = max(1, math.ceil(count / PAGE_SIZE))
+    try:
+        number = int(raw)
+    except (TypeError, ValueError):
+        return 1
+    return min(max(number, 1), pages)
 
 
 def _game_title_or_404(game: str) -> str:
@@ -61,12 +80,32 @@ def club(request):
 @require_GET
 def leaderboard(request, game):
     title = _game_title_or_404(game)
-    page = Paginator(_leaderboard_queryset(game), PAGE_SIZE).get_page(request.GET.get("page"))
-    rows = board_rows(page.object_list, page.start_index(), request.user)
+    # Ratings are written in the transaction that finishes a match: a board changes only then.
+    version = Match.objects.newest_finished_pk()
     mine = Rating.objects.filter(game=game, user=request.user).first()
+    count = cache.get_or_set(
+        f"board-count:{game}:{version}",
+        lambda: Rating.objects.for_game(game).count(),
+        BOARD_CACHE_SECONDS,
+    )
     my_page = None
     if mine is not None:
-        my_page = mine.place_in_leaderboard() // PAGE_SIZE + 1
+        my_page = cache.get_or_set(
+            f"board-place:{game}:{mine.pk}:{version}",
+            lambda: mine.place_in_leaderboard() // PAGE_SIZE + 1,
+            BOARD_CACHE_SECONDS,
+        )
+    number = _page_number(request.GET.get("page"), count)
+
+    def board() -> dict:
+        paginator = Paginator(_leaderboard_queryset(game), PAGE_SIZE)
+        paginator.count = count  # counted above: no second COUNT(*)
+        page = paginator.page(number)
+        return {
+            "page_obj": page,
+            "rows": board_rows(page.object_list, page.start_index(), request.user),
+        }
+
     template = "ratings/leaderboard.html"
     if request.htmx:
         template += "#board"
@@ -76,8 +115,12 @@ def leaderboard(request, game):
         {
             "game": game,
             "game_title": title,
-            "page_obj": page,
-            "rows": rows,
+            # The page of the board is drawn once per finished match, page and language (and for
+            # the member whose row it holds, who is marked on it) and kept: only a missing copy
+            # reads the ratings.
+            "board_key": (game, number, version, request.user.pk if my_page == number else 0),
+            "board_cache_seconds": BOARD_CACHE_SECONDS,
+            "board": SimpleLazyObject(board),
             "mine": mine,
             "my_page": my_page,
             "games": registry.choices(),

@@ -1,6 +1,6 @@
 """Schotten Totten's table, from the engine's view for one seat: the nine stones seen from the
 member's side, cards named for people and screen readers, the legal moves placed on the stones
-that take them, why a full stone cannot be claimed yet, and the rounds' results.
+that take them (a card is picked in the hand, then played by its stone's button), why a full stone cannot be claimed yet, and the rounds' results.
 
 Only the ``view`` (and the seat's legal moves) is read. The reasons for stones that the member
 cannot claim come from the view's ``counter_examples`` when it is the member's turn, otherwise
@@ -40,13 +40,19 @@ def card(card_id: str) -> dict:
     """A card id ("R7") described for the card template and screen readers."""
     colour, value = card_id[0], int(card_id[1:])
     name, card_name, symbol = COLOURS[colour]
+    # The words around the value ("Red " and "" in English, "" and " rojo" in Spanish): the
+    # card shows its value and says the rest to screen readers only.
+    words = _(card_name)
+    before, _value, after = words.partition("%(value)s")
     return {
         "id": card_id,
         "colour": colour,
         "value": value,
         "symbol": symbol,
         "colour_name": _(name),
-        "name": _(card_name) % {"value": value},
+        "name": words % {"value": value},
+        "before": before.replace("%%", "%"),
+        "after": after.replace("%%", "%"),
     }
 
 
@@ -115,13 +121,18 @@ def _tie_first(stone: dict, me: int) -> str | None:
     return "me" if stone["completed_first"] == me else "opp"
 
 
+# The table's last-moves list: about the last two turns of each player. Every move and poll
+# carries it (issue 22: a fragment within 10 KB); the game log has the whole match.
+RECENT_EVENTS = 5
+
+
 def recent_events(view: dict) -> list[dict]:
     """The recent moves of the round on the table, and the end of the round before it.
 
     Cards played in an earlier round are back in the new round's deck and hands, so the list
     stops there (the summary between rounds tells how that round ended; the game log has
     the whole match). The table's last-moves list shows these (``games.present``)."""
-    events, over = view["last_moves"], view["phase"] == engine.OVER
+    events, over = view["last_moves"][-RECENT_EVENTS:], view["phase"] == engine.OVER
     ends = [i for i, e in enumerate(events) if e["kind"] == "round_end"]
     if over and ends and ends[-1] == len(events) - 1:
         ends = ends[:-1]
@@ -172,22 +183,24 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
     opp = 1 - me
     phase = view["phase"]
     over = phase == engine.OVER
-    plays: dict[int, list[dict]] = {}
+    # A play is chosen in two steps: a card of the hand (the radio "pick"), then a stone (its
+    # button's code names the card "*", which the move view fills in): one button per stone,
+    # not one per card and stone.
+    play_stones: set[int] = set()
+    pickable: set[str] = set()
     claims: dict[int, str] = {}
     end_code = pass_code = None
     hand_ids = view.get("hand") or []
     for move in moves:
         if isinstance(move, engine.Play):
-            plays.setdefault(move.stone, []).append(
-                {"index": hand_ids.index(move.card), "code": move.code, "card": card(move.card)}
-            )
+            play_stones.add(move.stone)
+            pickable.add(move.card)
         elif isinstance(move, engine.Claim):
             claims[move.stone] = move.code
         elif isinstance(move, engine.EndTurn):
             end_code = move.code
         elif isinstance(move, engine.Pass):
             pass_code = move.code
-    playable = {p["index"] for ps in plays.values() for p in ps}
 
     counters = {c["stone"]: c["cards"] for c in view.get("counter_examples", [])}
     mover = seat is not None and seat in view["to_move"]
@@ -226,18 +239,25 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
                 reason["card_info"] = cards(reason["cards"])
                 reason["text"] = ", ".join(c["name"] for c in reason["card_info"])
                 blocked.append({"number": s + 1, **reason})
+        side = None if owner is None else ("me" if owner == me else "opp")
+        css = [
+            *(["claimable"] if s in claims else []),
+            *(["winning"] if s in winning else []),
+            *([f"owned-{side}"] if side else []),
+        ]
         stones.append(
             {
                 "index": s,
+                "css": " ".join(css),
                 "number": s + 1,
                 "owner": owner,
-                "side": None if owner is None else ("me" if owner == me else "opp"),
+                "side": side,
                 "opp_cards": cards(st["cards"][opp]),
                 "my_cards": cards(st["cards"][me]),
                 "opp_formation": formation(st["formations"][opp]),
                 "my_formation": formation(st["formations"][me]),
                 "tie_first": _tie_first(st, me),
-                "plays": plays.get(s, []),
+                "play": engine.Play("*", s).code if s in play_stones else None,
                 "claim": claims.get(s),
                 "reason": reason,
                 "winning": s in winning,
@@ -253,13 +273,14 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
         "opp": opp,
         "stones": stones,
         "hand": [
-            {"index": i, "card": card(c), "playable": i in playable} for i, c in enumerate(hand_ids)
+            {"index": i, "card": card(c), "playable": c in pickable} for i, c in enumerate(hand_ids)
         ],
-        "can_play": bool(plays),
+        "can_play": bool(play_stones),
         "claims": bool(claims),
         "end": end_code,
         "pass": pass_code,
         "blocked": blocked,
+        "counter_cards": any(b["cards"] for b in blocked),
         "my_turn": bool(moves),
         "before_play": view["options"]["claim_timing"] == engine.BEFORE_PLAY,
         "win": win,
@@ -313,7 +334,8 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
 
 
 def card_html(card, small: bool = False) -> str:
-    """One card as HTML, as the table draws it (for the move lines drawn by a tag)."""
+    """One card as HTML, as the table draws it, for the move lines drawn by a tag. Those cards
+    sit beside the words that name them, hidden from screen readers: they carry no name."""
     from games.schotten_totten.templatetags.schotten_totten_tags import st_card_html
 
-    return st_card_html(card, small=small)
+    return st_card_html(card, small=small, named=False)

@@ -18,6 +18,8 @@ from games.present import move_line
 from games.scout import engine
 
 ENDS = ("L", "R")
+# The address (?ss=…) of a scout & show's first step.
+SS_START = "go"
 
 
 def card(text: str) -> dict:
@@ -73,28 +75,38 @@ def describe_set(texts) -> dict | None:
 
 
 def _window_groups(hand: list[str], windows: list[tuple[int, int, str]]) -> list[dict]:
-    """Showable windows grouped by their first card: ``(start, length, code)`` per window."""
+    """Showable windows grouped by their first card: ``(start, length, code)`` per window.
+
+    A window is named by its set in words (kind, length, values): the hand above it already
+    draws its cards, so they are not drawn again per window."""
     groups: dict[int, dict] = {}
     for start, length, code in sorted(windows):
-        shown = hand[start : start + length]
-        group = groups.setdefault(start, {"index": start, "card": card(hand[start]), "windows": []})
+        group = groups.setdefault(start, {"index": start, "windows": []})
         group["windows"].append(
             {
                 "code": code,
                 "start": start,
                 "length": length,
-                "last": card(hand[start + length - 1]),
-                "cards": cards(shown),
-                "set": describe_set(shown),
+                "set": describe_set(hand[start : start + length]),
             }
         )
     return [groups[k] for k in sorted(groups)]
 
 
-def _hand_row(hand: list[str], groups: list[dict], marked: int | None = None) -> list[dict]:
+def _hand_row(
+    hand: list[str], groups: list[dict], marked: int | None = None, gaps: bool = False
+) -> list[dict]:
+    """The hand as one row: each card, whether a show may start there, and (``gaps``) the
+    place before it where a scouted card may go, named for screen readers."""
     starts = {g["index"] for g in groups}
     return [
-        {"index": i, "card": card(t), "starts": i in starts, "marked": i == marked}
+        {
+            "index": i,
+            "card": card(t),
+            "starts": i in starts,
+            "marked": i == marked,
+            "gap": _gap_label(hand, i) if gaps else "",
+        }
         for i, t in enumerate(hand)
     ]
 
@@ -137,6 +149,8 @@ def _end_choices(active: list[str]) -> list[dict]:
             choices.append(
                 {
                     "key": f"{end}{int(turn)}",
+                    # The first half of a scout's code, sent as the radio "pick" (c:*:<gap>).
+                    "pick": f"{end}:{int(turn)}",
                     "end": end,
                     "turn": turn,
                     "card": card(taken),
@@ -148,48 +162,58 @@ def _end_choices(active: list[str]) -> list[dict]:
 
 
 def _gap_label(hand: list[str], pos: int) -> str:
+    """Where a gap of the hand is, by the values in play beside it (the hand itself names
+    its cards in full just before and after the gap)."""
     if not hand:
         return _("into your hand")
     if pos == 0:
-        return _("at the start of your hand, before %(card)s") % {"card": card(hand[0])["name"]}
+        return _("at the start of your hand, before %(card)s") % {"card": _up(hand[0])}
     if pos == len(hand):
-        return _("at the end of your hand, after %(card)s") % {"card": card(hand[-1])["name"]}
+        return _("at the end of your hand, after %(card)s") % {"card": _up(hand[-1])}
     return _("between %(left)s and %(right)s") % {
-        "left": card(hand[pos - 1])["name"],
-        "right": card(hand[pos])["name"],
+        "left": _up(hand[pos - 1]),
+        "right": _up(hand[pos]),
     }
 
 
-def scout_show_step(data: dict | None, key: str | None) -> dict | None:
-    """The second step of a scout & show: the hand after the chosen scout, and its shows.
+def _up(text: str) -> str:
+    return text.split("/")[0]
 
-    ``key`` is ``<L|R><0|1>-<pos>`` from the page's address (``?ss=…``); anything that is not
-    one of this seat's possible scouts gives ``None`` (the first step is shown again).
+
+def scout_show_step(data: dict | None, key: str | None) -> dict | None:
+    """A later step of a scout & show, from the page's address (``?ss=…``).
+
+    ``go`` gives the first step, which card and which way up (``"stage": "end"``): the table
+    only links to it, since a scout & show is played once a round. ``<L|R><0|1>`` gives the gaps of the hand after which a show
+    is possible (``"stage": "gap"``); ``<L|R><0|1>-<pos>`` gives the hand after that scout and
+    its shows (``"stage": "show"``). Anything that is not one of this seat's possible scouts
+    gives ``None`` (the first step is shown again).
     """
     if not data or not key or len(key) > 8:
         return None
-    end_turn, _sep, pos_text = key.partition("-")
-    if end_turn not in data["keys"] or not pos_text.isdigit():
-        return None
-    pos = int(pos_text)
-    if not 0 <= pos <= len(data["hand"]):
+    if key == SS_START:
+        return {"stage": "end"} if any(data["gaps"].values()) else None
+    end_turn, sep, pos_text = key.partition("-")
+    gaps = data["gaps"].get(end_turn)
+    if not gaps:
         return None
     end, turn = end_turn[0], end_turn[1] == "1"
+    taken, rest = _scouted(data["active"], end, turn)
+    step = {"key": end_turn, "card": card(taken), "rest": cards(rest)}
+    step["rest_set"] = describe_set(rest) if rest else None
+    if not sep:
+        return {**step, "stage": "gap", "gaps": gaps}
+    if not pos_text.isdigit() or int(pos_text) not in gaps:
+        return None
+    pos = int(pos_text)
     new_hand, windows = _scout_show_windows(
         data["hand"], data["active"], end, turn, pos, data["codes"]
     )
-    if not windows:
-        return None
-    taken, rest = _scouted(data["active"], end, turn)
     groups = _window_groups(new_hand, windows)
     return {
-        "key": key,
-        "card": card(taken),
-        "end": end,
-        "turn": turn,
+        **step,
+        "stage": "show",
         "pos": pos,
-        "rest": cards(rest),
-        "rest_set": describe_set(rest),
         "hand": _hand_row(new_hand, groups, marked=pos),
         "groups": groups,
     }
@@ -204,58 +228,21 @@ def _scout_context(view: dict, moves: list, hand: list[str]) -> dict:
     ends = _end_choices(active)
     if any(isinstance(m, engine.Scout) for m in moves):
         context["scout_ends"] = ends
-        context["scout_gaps"] = [
-            {
-                "pos": pos,
-                "label": _gap_label(hand, pos),
-                "codes": [
-                    {
-                        "key": e["key"],
-                        "code": f"c:{e['end']}:{int(e['turn'])}:{pos}",
-                        "aria": _("Put %(card)s %(where)s")
-                        % {"card": e["card"]["name"], "where": _gap_label(hand, pos)},
-                    }
-                    for e in ends
-                ],
-                "card": card(hand[pos]) if pos < len(hand) else None,
-            }
-            for pos in range(len(hand) + 1)
-        ]
     ss_codes = {m.code for m in moves if isinstance(m, engine.ScoutShow)}
     if ss_codes:
-        data = {
-            "hand": hand,
-            "active": active,
-            "codes": ss_codes,
-            "keys": {e["key"] for e in ends},
+        # Which gaps, per card and way up, leave a show possible: only those are offered.
+        gaps = {
+            e["key"]: {
+                pos
+                for pos in range(len(hand) + 1)
+                if _scout_show_windows(hand, active, e["end"], e["turn"], pos, ss_codes)[1]
+            }
+            for e in ends
         }
-        gaps = []
-        for pos in range(len(hand) + 1):
-            links = []
-            for e in ends:
-                _new, windows = _scout_show_windows(
-                    hand, active, e["end"], e["turn"], pos, ss_codes
-                )
-                links.append(
-                    {
-                        "key": e["key"],
-                        "param": f"{e['key']}-{pos}",
-                        "ok": bool(windows),
-                        "aria": _("Put %(card)s %(where)s")
-                        % {"card": e["card"]["name"], "where": _gap_label(hand, pos)},
-                    }
-                )
-            gaps.append(
-                {
-                    "pos": pos,
-                    "label": _gap_label(hand, pos),
-                    "links": links,
-                    "card": card(hand[pos]) if pos < len(hand) else None,
-                }
-            )
-        # Offer only the cards and ways up after which some show is possible.
-        usable = {link["key"] for gap in gaps for link in gap["links"] if link["ok"]}
-        context.update(ss_ends=[e for e in ends if e["key"] in usable], ss_gaps=gaps, ss=data)
+        data = {"hand": hand, "active": active, "codes": ss_codes, "gaps": gaps}
+        context.update(ss_ends=[e for e in ends if gaps[e["key"]]], ss=data)
+    if context["scout_ends"] or context["ss"]:
+        context["last_gap"] = _gap_label(hand, len(hand))
     return context
 
 
@@ -299,7 +286,8 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
     if took:
         taking = " " + ngettext("and takes %(n)s card", "and takes %(n)s cards", took) % {"n": took}
     kind_of_set = describe_set(event["cards"]) if event.get("cards") else None
-    set_text = f" ({kind_of_set['text']})" if kind_of_set else ""
+    # A single card needs no kind: "shows 3" says it all.
+    set_text = f" ({kind_of_set['text']})" if kind_of_set and kind_of_set["count"] > 1 else ""
     text = ""
     if kind == "round_end":
         text = _("Round %(number)s ends.") % {"number": event["round"]}
@@ -456,15 +444,22 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
     if my_turn:
         windows = [(m.start, m.length, m.code) for m in moves if isinstance(m, engine.Show)]
         groups = _window_groups(hand, windows)
-        context["sc_show"] = groups
-        context["sc_show_hand"] = _hand_row(hand, groups)
         scout = _scout_context(view, moves, hand)
+        context["sc_show"] = groups
         context["sc_scout_ends"] = scout["scout_ends"]
-        context["sc_scout_gaps"] = scout.get("scout_gaps", [])
+        context["sc_last_gap"] = scout.get("last_gap", "")
+        # The hand once for every kind of move: its cards start a show, its gaps take a scout.
+        context["sc_play_hand"] = _hand_row(hand, groups, gaps=bool(scout.get("last_gap")))
         context["sc_ss_ends"] = scout["ss_ends"]
-        context["sc_ss_gaps"] = scout.get("ss_gaps", [])
         context["sc_ss"] = scout["ss"]
     return context
+
+
+def recent_events(view: dict) -> list[dict]:
+    """The table's last moves: what the others did since a player's last turn (at least three
+    events, since a player of the 2-player game may scout several times in a turn). What came
+    before is in the game log; every fragment carries these lines."""
+    return view["last_moves"][-max(3, view["player_count"] - 1) :]
 
 
 _MOVE_KINDS = {"decide", "show", "scout", "scout_show", "pass"}
@@ -494,7 +489,9 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
 
 
 def card_html(card, small: bool = False) -> str:
-    """One card as HTML, as the table draws it (for the move lines drawn by a tag)."""
+    """One card as HTML, as the table draws it, for the move lines drawn by ``move_line``: they
+    put their cards in an ``aria-hidden`` span beside the move in words, so the card is drawn
+    without a name of its own."""
     from games.scout.templatetags.scout_tags import scout_card_html
 
-    return scout_card_html(card, small=small)
+    return scout_card_html(card, small=small, named=False)

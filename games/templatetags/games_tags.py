@@ -31,6 +31,15 @@ def card_sprite(game: str) -> str:
 
 
 @register.simple_tag(takes_context=True)
+def small_cards(context, cards):
+    """Cards drawn small, side by side, for a place that names them in words beside them (a
+    move line, the "Last move" strip): one drawer per list, no template per card."""
+    draw = _small_card_drawer(context)
+    # A space between two cards, as between two inline blocks written on their own lines.
+    return format_html_join(" ", "{}", ((draw(card),) for card in cards))
+
+
+@register.simple_tag(takes_context=True)
 def move_line(context, line):
     """One move in words (a line of the game's ``present.describe_move``): who, what, the cards
     drawn small and a badge; the same on the table's last moves, the game log and the replay.
@@ -41,11 +50,9 @@ def move_line(context, line):
     who = format_html('<strong class="who">{}</strong> ', line["who"]) if line.get("who") else ""
     cards = ""
     if line.get("cards"):
-        draw = _small_card_drawer(context)
         cards = format_html(
             ' <span class="move-cards" aria-hidden="true">{}</span>',
-            # A space between two cards, as between two inline blocks written on their own lines.
-            format_html_join(" ", "{}", ((draw(c),) for c in line["cards"])),
+            small_cards(context, line["cards"]),
         )
     badge = (
         format_html(' <strong class="badge good">{}</strong>', line["badge"])
@@ -168,6 +175,66 @@ def lobby_clock(match, user):
     if not running:
         return None
     return {"kind": match.clock, "mine": False, **shown[running[0][1]]}
+
+
+@register.simple_tag
+def clock(shown: dict, kind: str):
+    """One seat's clock (a value of ``Match.clock_seats``): the time left as of rendering, all a
+    page without JavaScript shows; static/js/clock.js counts a running one down from
+    ``data-clock-ms``. A tag rather than an include: the lobby draws one per listed match."""
+    from django.utils.translation import gettext as _
+
+    running = shown["running"]
+    css = f"clock clock-{kind}{' running' if running else ''}{' low' if shown['low'] else ''}"
+    extra = (
+        format_html(' data-clock-running="1" data-server-now="{}"', shown["at"]) if running else ""
+    )
+    return format_html(
+        '<span class="{}" data-clock-ms="{}" data-clock-kind="{}"{}>'
+        '<span class="visually-hidden">{}: </span><span class="clock-text">{}</span></span>',
+        css,
+        shown["ms"],
+        kind,
+        extra,
+        _("Time left"),
+        clock_text(shown["ms"], kind),
+    )
+
+
+@register.simple_tag(takes_context=True)
+def my_match_rows(context, matches):
+    """The member's live matches as the lobby and "your matches" list them, one ``<li>`` each,
+    drawn from each match's summary (no seat or member is fetched). In Python rather than a
+    template loop: a member in a league week has many, and the loop was most of the lobby."""
+    from django.utils.translation import gettext as _
+
+    from cardclub.http import pk_url_maker
+
+    user = context["request"].user
+    match_url, titles = pk_url_maker("games:match"), dict(registry.choices())
+    words = {
+        "turn": format_html('<span class="badge turn">{}</span>', _("Your turn")),
+        "open": format_html('<span class="badge">{}</span>', _("Waiting for players")),
+        "others": format_html('<span class="badge">{}</span>', _("Waiting for the others")),
+    }
+    rows = []
+    for match in matches:
+        state = "turn" if match.my_turn else "open" if match.status == "open" else "others"
+        shown = lobby_clock(match, user)
+        rows.append(
+            format_html(
+                '<li class="panel match-row"><a href="{}"><strong>{}</strong> #{}</a>'
+                ' <span class="muted">{}</span> <span>{}</span> {}{}</li>',
+                match_url(match.pk),
+                titles[match.game],
+                match.pk,
+                match.variant.name,
+                listed_seats(match),
+                words[state],
+                clock(shown, shown["kind"]) if shown else "",
+            )
+        )
+    return format_html_join("\n", "{}", ((row,) for row in rows))
 
 
 @register.filter

@@ -145,8 +145,8 @@
     function announce(t, turnStarts) {
       var region = document.getElementById("announce");
       if (!region) return;
-      var strip = t.querySelector(".just-happened");
-      var text = strip ? strip.dataset.sentence || "" : "";
+      var strip = t.querySelector(".just-happened .just-sentence");
+      var text = strip ? strip.textContent : "";
       if (turnStarts) text = (text ? text + " " : "") + wrap.dataset.turnTitle + ".";
       region.textContent = text;
     }

@@ -76,6 +76,9 @@ FORM = re.compile(r"<form([^>]*)>(.*?)</form>", re.S)
 # A move form sends its version and a code: its own hidden code, or the code of the submit
 # button pressed (one form may hold many buttons, e.g. a hand's sets).
 CODE = re.compile(r'name="code" value="([^"]*)"')
+# A move chosen in two steps: its button's code holds "*" and the form also sends the radio
+# "pick" (a card from the hand), which the move view puts in place of the "*".
+PICK = re.compile(r'name="pick" value="([^"]*)"')
 VERSION = re.compile(r'name="v" value="(\d+)"')
 ERROR_IN_TABLE = 'class="message error" role="alert"'
 FINISHED = 'class="panel result"'
@@ -204,6 +207,8 @@ class Shown:
     poll_url: str | None
     poll_ms: int
     forms: list[tuple[str, str, str]]  # every move offered: (action, code, version)
+    # The moves offered in two steps, by code: what the form sends (the button's code, the pick).
+    two_step: dict[str, tuple[str, str]]
     finished: bool
     step: bool
     refused: bool
@@ -214,18 +219,25 @@ def read_table(body: str, match_id: int) -> Shown | None:
     if found is None:
         return None
     attributes = dict(ATTRIBUTE.findall(found.group(1)))
-    forms = []
+    forms, two_step = [], {}
     for opening, inner in FORM.findall(body):
         form = dict(ATTRIBUTE.findall(opening))
         version = VERSION.search(inner)
         if "table-form" in form.get("class", "").split() and version:
-            forms.extend((form["action"], code, version.group(1)) for code in CODE.findall(inner))
+            for code in CODE.findall(inner):
+                # A button whose code holds "*" is one move per card that may be picked.
+                moves = [(code.replace("*", pick, 1), pick) for pick in PICK.findall(inner)]
+                for move, pick in moves if "*" in code else [(code, None)]:
+                    forms.append((form["action"], move, version.group(1)))
+                    if pick is not None:
+                        two_step[move] = (code, pick)
     return Shown(
         match_id=match_id,
         version=int(attributes.get("data-version", "0")),
         poll_url=attributes.get("hx-get", "").replace("&amp;", "&") or None,
         poll_ms=int(attributes.get("data-poll-ms") or POLL_MS),
         forms=forms,
+        two_step=two_step,
         finished=FINISHED in body,
         step="data-step" in attributes,
         refused=ERROR_IN_TABLE in body,
@@ -332,6 +344,8 @@ class Person:
                     break
                 action, code, version = self.rng.choice(shown.forms)
                 data = {"code": code, "v": version}
+                if code in shown.two_step:  # as a browser sends it: the button and the pick
+                    data["code"], data["pick"] = shown.two_step[code]
                 response = await self.request("move", "POST", action, data=data, htmx=True)
                 shown = read_table(response.text, shown.match_id) if response else None
                 if shown is not None and shown.refused:

@@ -39,19 +39,7 @@ QUERIES_PER_EXPIRED = 20
 def setup(database_url: str | None, folder: Path) -> None:
     from tests.bench.django_setup import configure
 
-    if database_url:
-        # configure() is for SQLite; PostgreSQL gets the same settings with DATABASE_URL set.
-        os.environ["DJANGO_SETTINGS_MODULE"] = "cardclub.settings"
-        os.environ["DATABASE_URL"] = database_url
-        os.environ["DEBUG"] = "0"
-        os.environ["SECRET_KEY"] = "bench-only-secret-key-not-for-anything-else-0123456789"
-        os.environ["ALLOWED_HOSTS"] = "testserver"
-        os.environ["SECURE_SSL_REDIRECT"] = "0"
-        import django
-
-        django.setup()
-    else:
-        configure(folder / "bench.sqlite3")
+    configure(folder / "bench.sqlite3", database_url)
     from django.conf import settings
     from django.core.management import call_command
 

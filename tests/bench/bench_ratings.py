@@ -199,6 +199,13 @@ def generate(rng: random.Random) -> None:
             insert_rows(Seat, seats)
         print(f"\r  generated {match_id}/{MATCHES} matches", end="", flush=True)
     print()
+    # The matches were numbered here: on PostgreSQL, move the id sequence past them so that
+    # matches created afterwards get free numbers (SQLite takes the next after the largest).
+    from django.core.management.color import no_style
+
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), [Match]):
+            cursor.execute(sql)
 
 
 def measure_page(client, url: str) -> tuple[float, float, int, int]:

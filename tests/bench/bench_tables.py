@@ -39,9 +39,9 @@ BOT_MOVES = int(os.environ.get("BENCH_BOT_MOVES", 200))
 COUNT_EVERY = 7
 
 
-def setup_django(database: Path) -> None:
+def setup_django(database: Path, database_url: str | None = None) -> None:
     os.environ["AXES_ENABLED"] = "0"
-    configure(database)
+    configure(database, database_url)
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

@@ -39,9 +39,9 @@ def play_turn(page: Page) -> str:
         if button.count():
             click_and_wait(page, button)
             return kind
-    # Pick the first card of the hand: only then do the "play here" buttons show.
-    table.locator(".st-pick-label").first.click()
-    here = table.locator("button.st-here:visible")
+    # Pick the first card of the hand: only then do the stones' "play here" buttons show.
+    table.locator(".st-hand label").first.click()
+    here = table.locator(".st-board button[value^='p:']:visible")
     expect(here.first).to_be_visible()
     click_and_wait(page, here.first)
     return "play"
@@ -73,4 +73,4 @@ def test_a_member_plays_a_whole_match_against_the_easy_bot(live_server, page: Pa
     assert "play" in done
     expect(page.locator("#table .st-win")).to_be_visible()
     # The winning stones are marked on the board.
-    assert page.locator("#table .st-col.winning").count() >= 3
+    assert page.locator("#table .st-board > li.winning").count() >= 3

@@ -14,15 +14,15 @@ from .helpers import log_in, table_version, wait_for_my_turn, wait_for_new_versi
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# The longest show offered: its first card's index and its code (every window's button is in
-# the page, only the picked first card's are visible).
+# The longest show offered: its first card's index and its code "s:<first>:<length>" (every
+# set's button is in the page, only the picked first card's are visible).
 LONGEST_SHOW = """() => {
   let best = null;
-  for (const b of document.querySelectorAll('#table .p-show button.sc-window')) {
-    const n = Number(b.dataset.length);
-    if (!best || n > best.n) best = {n, code: b.value, group: b.closest('.wg').className};
+  for (const b of document.querySelectorAll('#table .sc-windows.p-show button')) {
+    const [, start, n] = b.value.split(':').map(Number);
+    if (!best || n > best.n) best = {n, start, code: b.value};
   }
-  return best && {code: best.code, start: best.group.match(/wg-(\\d+)/)[1]};
+  return best;
 }"""
 
 
@@ -52,19 +52,20 @@ def play_scout_turn(page: Page, used: dict) -> None:
         return
     show = page.evaluate(LONGEST_SHOW)
     if show:
-        table.locator(f"label[for=show-first-{show['start']}]").click()
+        table.locator(f"label[for=sf{show['start']}]").click()
         click_and_wait(page, table.locator(f".p-show button[value='{show['code']}']"))
         used["show"] += 1
         return
-    if table.locator("label[for=sc-mode-ss]").count():
-        table.locator("label[for=sc-mode-ss]").click()
-        table.locator(".p-ss a.gap-btn:visible").first.click()
-        expect(table.locator(".sc-ss-back")).to_be_visible()
-        click_and_wait(page, table.locator(".p-ss button.sc-window:visible").first)
+    if table.locator("a.t-ss").count():
+        table.locator("a.t-ss").click()
+        table.locator(".p-ss a.end-label").first.click()
+        table.locator(".sc-hand-row a:visible").first.click()
+        expect(table.locator(".p-ss .sc-windows")).to_be_visible()
+        click_and_wait(page, table.locator(".p-ss .sc-windows button:visible").first)
         used["scout_show"] += 1
         return
     table.locator("label[for=sc-mode-scout]").click()
-    click_and_wait(page, table.locator(".p-scout button.gap-btn:visible").first)
+    click_and_wait(page, table.locator(".sc-hand-row button:visible").first)
     used["scout"] += 1
 
 

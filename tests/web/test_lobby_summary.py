@@ -221,6 +221,30 @@ def test_the_lobby_counts_only_live_matches_however_many_are_over(alice, bob, cl
     assert len(page.context["finished"]) == 3
 
 
+def test_the_recently_finished_list_is_kept_until_a_match_ends(alice, bob, client_for):
+    first = start_match("escoba", [alice, bob])
+    actions.resign(first.pk, bob)
+    client = client_for(alice)
+
+    def visit():
+        with CaptureQueriesContext(connection) as queries:
+            html = client.get(reverse("games:lobby")).content.decode()
+        lists = [q for q in queries if "'finished'" in q["sql"] and "LIMIT 10" in q["sql"]]
+        return html, len(lists)
+
+    html, lists = visit()
+    assert lists == 1 and reverse("games:replay", args=[first.pk]) in html
+    # Kept: the next visit reads only the newest finished match, from its index.
+    again, lists = visit()
+    assert lists == 0 and reverse("games:replay", args=[first.pk]) in again
+    second = start_match("escoba", [alice, bob])
+    actions.resign(second.pk, alice)
+    html, lists = visit()
+    assert lists == 1
+    assert reverse("games:replay", args=[second.pk]) in html
+    assert reverse("games:replay", args=[first.pk]) in html
+
+
 def test_the_lobby_shows_the_most_urgent_matches_first_and_links_to_all_of_them(
     alice, bob, client_for
 ):

@@ -21,8 +21,9 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from openskill.models import PlackettLuce
 
+from cardclub.http import pk_url_maker
 from cardclub.ratings.models import HeadToHead, MatchResult, Rating
-from cardclub.ratings.present import decimal_maker, member_url_maker, pk_url_maker
+from cardclub.ratings.present import decimal_maker, member_url_maker
 from cardclub.ratings.profile import CHART_MAX_POINTS, chart_step, rating_chart
 from cardclub.ratings.signals import on_match_finished
 from cardclub.ratings.skill import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_GAMES
@@ -489,10 +490,16 @@ def test_the_leaderboard_takes_a_fixed_number_of_queries(
         _rated(make_member(f"q{i:02d}"), "scout", float(i), 5 + i)
     _rated(alice, "scout", 3.0, 12)
     url = reverse("ratings:leaderboard", args=["scout"])
-    # session, user, count, page, my rating, my place, the bell's unread count, and "last seen"
-    # (written by the first request of a member in a few minutes)
-    with django_assert_max_num_queries(8):
-        alice_client.get(url)
+    # session, user, newest finished match, count, page, my rating, my place, the bell's unread
+    # count, and "last seen" (written by the first request of a member in a few minutes)
+    with django_assert_max_num_queries(9):
+        first = alice_client.get(url)
+    # Kept until the next match ends: session, user, newest finished match, my rating, the bell.
+    with django_assert_max_num_queries(5):
+        again = alice_client.get(url)
+    boards = [r.content.split(b'id="board"')[1] for r in (first, again)]
+    assert boards[0] == boards[1]
+    assert boards[0].count(b"<tr data-member=") == 31
     with django_assert_max_num_queries(6):  # session, user, one per game, the bell
         alice_client.get(reverse("ratings:club"))
 
@@ -503,10 +510,26 @@ def test_the_profile_takes_a_fixed_number_of_queries(
     for n in range(15):
         finish([alice, bob, charlie], [1 + n % 3, 1 + (n + 1) % 3, 1 + (n + 2) % 3])
         finish([alice, bob], [1, 2], game="escoba")
-    # session, user, member, ratings, history, recent matches, rivals, the bell, "last seen"
-    with django_assert_max_num_queries(9):
+    # session, user, member, newest result, ratings, history, recent matches, rivals, the bell,
+    # "last seen"
+    with django_assert_max_num_queries(10):
         response = alice_client.get(reverse("member", args=["alice"]))
     assert len(response.context["recent_matches"]) == 10
+    # Drawn once per finished match: the next visit reads none of the play statistics.
+    with django_assert_max_num_queries(5):
+        again = alice_client.get(reverse("member", args=["alice"]))
+    # (The page's CSRF token is masked afresh on every request; the sections are the same.)
+    sections = [r.content.split(b'class="member-ratings"')[1] for r in (response, again)]
+    assert sections[0] == sections[1]
+
+
+def test_a_kept_profile_is_drawn_again_once_the_member_finishes_a_match(alice_client, alice, bob):
+    finish([alice, bob], [1, 2], game="escoba")
+    first = alice_client.get(reverse("member", args=["alice"])).content.decode()
+    assert first.count("<tr data-match=") == 1
+    finish([alice, bob], [2, 1], game="escoba")
+    second = alice_client.get(reverse("member", args=["alice"])).content.decode()
+    assert second.count("<tr data-match=") == 2
 
 
 # --- Admin --------------------------------------------------------------------------------

@@ -7,19 +7,23 @@ that each test starts exactly where the phase it checks begins.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
-from games import actions
+from games import actions, registry
 from games.models import Match
 from games.schotten_totten import engine, present
+from games.schotten_totten.templatetags.schotten_totten_tags import st_card_html
 
 from .table_helpers import engine_state, post_move, start_match
 
 pytestmark = pytest.mark.django_db
 
 KEY = "schotten_totten"
+STATIC = Path(registry.get(KEY).path) / "static" / KEY
 
 # A position in the middle of a round, seat 0 (alice) to play; the tuple per stone is
 # (seat 0's cards, seat 1's cards, seat that completed first).
@@ -86,13 +90,39 @@ def page(client, match, htmx=False):
 
 
 def stone_column(html, index):
-    """The HTML of one stone's column (stone ``index`` 0-8)."""
-    columns = re.split(r'<li class="st-col', html)[1:]
-    return columns[index]
+    """The HTML of one stone's column (stone ``index`` 0-8), from just after its ``<li``."""
+    board = html.split('<ol class="st-board">')[1].split("</ol>")[0]
+    return re.split(r"<li\b", board)[1:][index]
+
+
+def column_classes(column):
+    """The classes of a stone's column (claimable, winning, owned-me, owned-opp)."""
+    found = re.match(r' class="([^"]*)"', column)
+    return set(found.group(1).split()) if found else set()
 
 
 def codes_in(html):
     return re.findall(r'name="code" value="([^"]+)"', html)
+
+
+def card_name(html, card):
+    """What a screen reader reads of the card ``card`` in ``html``: its value and the words
+    around it (the card is text, not an image)."""
+    inner = re.search(rf'<i[^>]* data-card="{card}">(.*?)</i>', html).group(1)
+    return re.sub(r"<[^>]+>", "", inner)
+
+
+def picks_in(html):
+    """The cards the member may pick (the radios "pick"), in hand order."""
+    return re.findall(r'name="pick" value="([^"]+)"', html)
+
+
+def offered(html):
+    """Every move the page lets the member make: a code with "*" once per card to pick."""
+    moves = set()
+    for code in codes_in(html):
+        moves |= {code.replace("*", card) for card in picks_in(html)} if "*" in code else {code}
+    return moves
 
 
 def test_the_member_to_play_picks_a_card_then_a_stone_among_those_that_take_it(
@@ -101,29 +131,32 @@ def test_the_member_to_play_picks_a_card_then_a_stone_among_those_that_take_it(
     html = page(client_for(alice), match)
     state = engine_state(match)
     legal = {m.code for m in engine.legal_moves(state, 0)}
-    assert set(codes_in(html)) == legal
-    # One radio per hand card, each with a label showing the card; play forms per (card, stone).
+    # Every legal play, and nothing else, is a card to pick times a stone's button.
+    assert offered(html) == legal
+    # One radio per hand card, each named by its label, which shows the card.
+    assert picks_in(html) == ALICE_HAND
     for i, card in enumerate(ALICE_HAND):
-        assert f'id="st-pick-{i}"' in html
-        assert f'<label for="st-pick-{i}"' in html
-        assert f'data-card="{card}"' in html
+        assert re.search(rf'<input type="radio" name="pick" value="{card}" id="pk{i}"', html)
+        label = re.search(rf'<label for="pk{i}"[^>]*>(.*?)</label>', html).group(1)
+        assert card_name(label, card) == present.card(card)["name"]
+    # One "play here" button per stone that takes a card: the open ones on alice's side.
     open_stones = {s for s in range(9) if len(state.sides[s][0]) < 3}
     for s in range(9):
         column = stone_column(html, s)
-        offered = {int(c.split(":")[2]) for c in codes_in(column) if c.startswith("p:")}
-        assert offered == ({s} if s in open_stones else set())
+        plays = [c for c in codes_in(column) if c.startswith("p:")]
+        assert plays == ([f"p:*:{s}"] if s in open_stones else [])
         if s in open_stones:
-            assert len(re.findall(r'class="move st-here st-play-form play-\d"', column)) == 6
+            assert f'aria-label="Jugar la carta elegida en el mojón {s + 1}"' in column
     assert 'class="badge turn"' in html
 
 
 def test_the_waiting_member_sees_the_table_and_no_move(match, bob, client_for):
     html = page(client_for(bob), match)
     assert codes_in(html) == []
-    assert "st-pick-0" not in html
+    assert picks_in(html) == []
     # Bob sits below: his cards are in his side of each stone, alice's above.
     column = stone_column(html, 4)
-    mine = column.split('class="st-side mine"')[1]
+    mine = column.split('class="mine"')[1]
     assert all(f'data-card="{c}"' in mine for c in ["B9", "B8", "B7"])
     assert 'data-hand-size="6"' in html
 
@@ -133,28 +166,35 @@ def test_cards_of_each_side_are_shown_in_the_order_played_with_formation_names(
 ):
     html = page(client_for(alice), match)
     column = stone_column(html, 4)
-    opp, mine = column.split('class="st-side mine"')
+    opp, mine = column.split('class="mine"')
     assert re.findall(r'data-card="(\w+)"', opp) == ["B9", "B8", "B7"]
     assert re.findall(r'data-card="(\w+)"', mine) == ["O3", "Y5", "G8"]
     # Every complete side shows its formation and total; incomplete ones none.
-    assert len(re.findall(r'class="st-form', html)) == 6
+    assert len(re.findall(r"<small", html)) == 6
     assert re.search(r"<b>24</b>", column)  # B7 B8 B9
     assert re.search(r"<b>16</b>", column)  # O3 Y5 G8
     tie = stone_column(html, 5)
-    assert 'class="st-form first"' in tie.split('class="st-side mine"')[0]
+    assert '<small class="first">' in tie.split('class="mine"')[0]
 
 
 def test_every_card_has_a_symbol_and_a_name_for_screen_readers_and_no_english_letter(
     match, alice, client_for
 ):
     html = page(client_for(alice), match)
-    for card in ALICE_HAND:
-        described = present.card(card)
-        assert f'aria-label="{described["name"]}"' in html
-    assert re.search(r'class="stcard c-R"[^>]*aria-label="[^"]+"', html)
-    # No colour letter: English initials in a Spanish page, and Spanish ones would clash.
-    assert 'class="l"' not in html
-    assert html.count('class="sym"') >= len(ALICE_HAND)
+    for card in ALICE_HAND + ["B9", "O3"]:
+        assert card_name(html, card) == present.card(card)["name"]
+    # The words are for screen readers (hidden by table.css); the value is all the card shows:
+    # no colour letter (English initials in a Spanish page, and Spanish ones would clash).
+    assert re.search(r'data-card="R7">7<b> rojo</b></i>', html)
+    # In English the words come before the value.
+    with translation.override("en"):
+        assert st_card_html("R7") == '<i data-card="R7"><b>Red </b>7</i>'
+    css = (STATIC / "table.css").read_text()
+    assert re.search(r"\[data-card\] b \{[^}]*clip: rect\(0 0 0 0\)", css)
+    # The card's id gives it its colour and its symbol (table.css), each colour its own drawing.
+    drawn = dict(re.findall(r'\[data-card\^="(\w)"\][^{]*\{[^}]*--sym: url\(([^)]+)\)', css))
+    assert set(drawn) == set(present.COLOURS) and len(set(drawn.values())) == 6
+    assert all((STATIC / path).is_file() for path in drawn.values())
     assert len({symbol for _name, _card, symbol in present.COLOURS.values()}) == 6
 
 
@@ -169,10 +209,10 @@ def test_a_play_opens_the_claim_phase_with_a_claim_button_and_the_end_of_turn(
     state = engine_state(match)
     assert state.phase == "claim"
     assert set(codes_in(html)) == {"c:0", "end"}
-    assert stone_column(html, 0).startswith(" claimable")
+    assert column_classes(stone_column(html, 0)) == {"claimable"}
     assert 'data-stone="0"' in html
-    # No play forms any more: the card has been played.
-    assert "st-play-form" not in html
+    # Nothing to pick or play any more: the card has been played.
+    assert picks_in(html) == [] and not any(c.startswith("p:") for c in codes_in(html))
 
 
 def test_claiming_a_stone_moves_it_to_the_member_and_ends_the_turn(match, alice, client_for):
@@ -185,9 +225,10 @@ def test_claiming_a_stone_moves_it_to_the_member_and_ends_the_turn(match, alice,
     # Nothing more to claim: the turn ended by itself and alice drew.
     assert state.turn == 1 and len(state.hands[0]) == 6
     column = stone_column(html, 0)
-    assert "owned-me" in column and 'class="st-slot at-bottom"' in column
+    # The stone moves to the side of who holds it (table.css places it by that class).
+    assert column_classes(column) == {"owned-me"}
     bob_view = page(client_for(match.seats.get(index=1).user), match)
-    assert 'class="st-slot at-top"' in stone_column(bob_view, 0)
+    assert column_classes(stone_column(bob_view, 0)) == {"owned-opp"}
 
 
 def test_ending_the_turn_without_claiming_draws_a_card(match, alice, client_for):
@@ -211,12 +252,13 @@ def test_a_full_stone_that_cannot_be_claimed_shows_the_engines_counter_example(
     assert set(counters) == {1, 4, 5}
     reason = re.search(r'<li id="st-why-2">(.*?)</li>', html, re.S).group(1)
     assert ", ".join(present.card(c)["name"] for c in counters[1]) in reason
-    assert all(f'data-card="{c}"' in reason for c in counters[1])
     # Stones lost to a full, stronger side say so, without cards.
     for number in (5, 6):
         lost = re.search(rf'<li id="st-why-{number}">(.*?)</li>', html, re.S).group(1)
-        assert "data-card" not in lost
-    assert 'href="#st-why-2"' in stone_column(html, 1)
+        assert not any(present.card(c)["name"] in lost for c in engine.DECK)
+        assert "La combinación de tu rival gana a la tuya." in lost
+    # The stone's "?" leads to its reason, which also names it for screen readers.
+    assert re.search(r'href="#st-why-2" aria-labelledby="st-why-2">\?</a>', stone_column(html, 1))
 
 
 def test_the_waiting_member_also_sees_why_a_full_stone_is_not_yet_theirs(match, bob, client_for):
@@ -265,7 +307,7 @@ def test_a_member_who_cannot_play_passes(alice, bob, client_for):
     client = client_for(alice)
     html = page(client, m)
     assert codes_in(html) == ["pass"]
-    assert "st-pick-0" not in html
+    assert picks_in(html) == []
     post_move(client, m, "pass")
     state = engine_state(m)
     assert state.turn == 1 or state.phase == "claim"
@@ -286,7 +328,7 @@ def test_the_winning_claim_ends_the_match_and_marks_the_winning_stones(alice, bo
     m.refresh_from_db()
     assert m.status == Match.Status.FINISHED
     assert 'class="panel st-win mine"' in html
-    winning = [s for s in range(9) if "winning" in stone_column(html, s).split(">")[0]]
+    winning = [s for s in range(9) if "winning" in column_classes(stone_column(html, s))]
     assert winning == [0, 1, 2]
     assert "1, 2, 3" in html
     assert codes_in(html) == []
@@ -321,20 +363,23 @@ def test_three_rounds_show_the_scores_and_a_summary_between_rounds(alice, bob, c
         assert summary.count('class="st-mini') == 9
         assert summary.count("winning") == 3
         rounds = re.search(r'class="panel st-rounds".*?</section>', client_html, re.S).group(0)
-        assert re.search(r'<td class="num"><strong>5</strong></td>', rounds)
-        assert re.search(r'<td class="num"><strong>1</strong></td>', rounds)
+        assert re.search(r"<td><strong>5</strong></td>", rounds)
+        assert re.search(r"<td><strong>1</strong></td>", rounds)
     # Once the member has played in the new round, the summary gives way to the table.
     bob_client = client_for(bob)
-    code = next(c for c in codes_in(page(bob_client, m)) if c.startswith("p:"))
+    code = next(c for c in sorted(offered(page(bob_client, m))) if c.startswith("p:"))
     post_move(bob_client, m, code)
     assert "st-summary" not in page(bob_client, m)
     assert "st-summary" in page(client, m)
 
 
 def test_a_move_without_htmx_redirects_back_to_the_table(match, alice, client_for):
-    response = post_move(client_for(alice), match, "p:R7:0", htmx=False)
+    # What the page's form sends without JavaScript: the picked card and the stone's button.
+    data = {"code": "p:*:0", "pick": "R7", "v": match.version}
+    response = client_for(alice).post(reverse("games:move", args=[match.pk]), data)
     assert response.status_code == 302
     assert response["Location"] == match.get_absolute_url()
+    assert "R7" in engine_state(match).sides[0][0]
 
 
 def test_a_refused_claim_explains_itself_and_changes_nothing(match, alice, client_for):

@@ -18,6 +18,7 @@ from .table_helpers import engine_state, post_move, start_match
 pytestmark = pytest.mark.django_db
 
 CODE = re.compile(r'name="code" value="([^"]+)"')
+PICK = re.compile(r'name="pick" value="([^"]+)"')
 SS_LINK = re.compile(r'href="\?ss=([^"]+)"')
 
 
@@ -34,7 +35,13 @@ def page(client, match, **params) -> str:
 
 
 def codes(html: str, prefix: str) -> set[str]:
-    return {code for code in CODE.findall(html) if code.split(":")[0] == prefix}
+    """The move codes the page offers, with a button's "*" filled in by each radio "pick" (the
+    card and way up of a scout, chosen before its gap)."""
+    found = set()
+    for code in CODE.findall(html):
+        if code.split(":")[0] == prefix:
+            found |= {code.replace("*", p) for p in PICK.findall(html)} if "*" in code else {code}
+    return found
 
 
 def cards_in(html: str, css_class: str) -> list[str]:
@@ -82,7 +89,7 @@ def test_every_seat_decides_at_once_seeing_its_hand_and_its_rotation(
     dealt, rotated = (re.findall(r'data-card="([^"]+)"', row) for row in rows[:2])
     assert dealt == hand
     assert rotated == ["/".join(reversed(c.split("/"))) for c in reversed(hand)]
-    assert first.count('<li class="sc-player') == players
+    assert first.count('<tr class="sc-player') == players
 
     response = play(clients[0], match, "k")
     fragment = response.content.decode()
@@ -119,8 +126,8 @@ def test_the_show_choices_are_exactly_the_legal_shows_grouped_by_first_card(
     legal = engine.legal_moves(state, seat)
     assert codes(html, "s") == {m.code for m in legal if isinstance(m, engine.Show)}
     starts = {m.start for m in legal if isinstance(m, engine.Show)}
-    assert set(map(int, re.findall(r'for="show-first-(\d+)"', html))) == starts
-    assert set(map(int, re.findall(r'class="wg wg-(\d+)"', html))) == starts
+    assert set(map(int, re.findall(r'for="sf(\d+)"', html))) == starts
+    assert set(map(int, re.findall(r'class="wg-(\d+)"', html))) == starts
 
     move = longest_show(legal)
     hand = engine.dump(state)["hands"][seat]
@@ -144,10 +151,12 @@ def test_a_scout_is_chosen_by_end_orientation_and_gap(make_member, client_for):
     html = page(clients[seat], match)
     scouts = {m.code for m in engine.legal_moves(state, seat) if isinstance(m, engine.Scout)}
     assert codes(html, "c") == scouts
-    ends = set(re.findall(r'id="scout-end-([LR][01])"', html))
+    ends = set(re.findall(r'id="se-([LR][01])"', html))
     assert ends == ({"L0", "L1"} if len(active) == 1 else {"L0", "L1", "R0", "R1"})
     hand_size = len(engine.dump(state)["hands"][seat])
-    assert len(re.findall(r'<li class="gap" data-pos=', html)) >= hand_size + 1
+    # One button per gap, whatever the card and way up: the radio "pick" says those.
+    gaps = re.findall(r'name="code" value="c:\*:(\d+)"', html)
+    assert sorted(map(int, gaps)) == list(range(hand_size + 1))
 
     code = "c:L:1:0" if len(active) == 1 else "c:R:1:0"
     fragment = play(clients[seat], match, code).content.decode()
@@ -201,32 +210,44 @@ def test_two_players_pay_a_token_to_scout_keep_the_turn_and_may_pass(make_member
     assert (state.round, state.phase) == (2, engine.DECIDE)
     assert 'class="panel sc-round-end"' in fragment
     assert 'class="ev-pass"' in fragment
+    # The fragment fetches the score sheet only when it is opened; the page has it.
+    assert 'hx-get="?sheet=1"' in fragment and 'class="data sc-sheet"' not in fragment
+    html = page(clients[seat], match)
     # The owner of the active set ended the round: marked in the scores, exempt.
-    row = re.search(rf'<tr data-seat="{owner}"[^>]*>(.*?)</tr>', fragment, re.S).group(1)
-    assert "sc-ender" in row
+    assert "sc-ender" in breakdown_cell(html, 1, owner)
     points = state.summaries[0].points
     assert points[owner] == 3, "three tokens held, no penalty for the hand"
     assert points[seat] == 2 - 12, "two tokens held, twelve cards in hand"
-    # The round's table says who passed, and that the owner's cards cost nothing.
-    assert breakdown_row(fragment, 1, owner)[2].startswith('0 <span class="sc-exempt"')
-    assert breakdown_row(fragment, 1, seat)[1:3] == ["+2", "\u221212"]
+    # The sheet says that the owner's cards cost nothing.
+    assert breakdown_row(html, 1, owner)[2].startswith('<span class="sc-exempt"')
+    assert breakdown_row(html, 1, seat)[1:3] == ["+2", "\u221212"]
+    opened = clients[seat].get(match.get_absolute_url(), {"sheet": 1}, HTTP_HX_REQUEST="true")
+    assert breakdown_row(opened.content.decode(), 1, seat)[1:3] == ["+2", "\u221212"]
 
 
-def breakdown(html: str, number: int) -> str:
-    """The table of round ``number`` in the round-by-round scoring."""
-    found = re.search(
-        rf'id="sc-round-{number}".*?<table class="data sc-breakdown"[^>]*>(.*?)</table>', html, re.S
-    )
-    assert found, f"no table for round {number}"
-    return found.group(1)
+def sheet_row(html: str, seat: int) -> list[str]:
+    """``seat``'s cells of the score sheet: one per finished round, then the total."""
+    table = re.search(r'<table class="data sc-sheet">(.*?)</table>', html, re.S)
+    assert table, "no score sheet"
+    row = re.search(rf'<tr data-seat="{seat}"[^>]*>(.*?)</tr>', table.group(1), re.S)
+    assert row, f"no row for seat {seat}"
+    return re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)
 
 
 def breakdown_row(html: str, number: int, seat: int) -> list[str]:
-    """The cells of ``seat``'s row in round ``number``'s table: taken, tokens, hand, points,
-    running total (as the page writes them)."""
-    row = re.search(rf'<tr data-seat="{seat}"[^>]*>(.*?)</tr>', breakdown(html, number), re.S)
-    assert row, f"no row for seat {seat} in round {number}"
-    return [cell.strip() for cell in re.findall(r'<td class="num">(.*?)</td>', row.group(1), re.S)]
+    """What ``seat`` scored in round ``number``, as the sheet writes it: cards taken, tokens,
+    cards in hand, points, then the total so far (as the page writes them)."""
+    cell = sheet_row(html, seat)[number - 1]
+    points = cell.split("<", 1)[0].strip()
+    taken, tokens, hand = re.search(r"<small>(.*?)</small>", cell, re.S).group(1).split(" ", 2)
+    return [taken, tokens, hand, points]
+
+
+def breakdown_cell(html: str, number: int, seat: int) -> str:
+    """The whole cell of ``seat`` in round ``number``'s column, with its marks."""
+    table = re.search(r'<table class="data sc-sheet">(.*?)</table>', html, re.S).group(1)
+    row = re.search(rf'<tr data-seat="{seat}"[^>]*>(.*?)</tr>', table, re.S).group(1)
+    return re.findall(r"<td[^>]*>.*?</td>", row, re.S)[number - 1]
 
 
 def deal_a_run_of_three(match, seat):
@@ -277,8 +298,7 @@ def test_a_round_ends_when_every_other_player_only_scouted(make_member, client_f
     assert points[owner] == 2, "two tokens, no penalty for the hand: the ender is exempt"
     html = page(clients[0], match)
     assert 'class="panel sc-round-end"' in html
-    row = re.search(rf'<tr data-seat="{owner}"[^>]*>(.*?)</tr>', html, re.S).group(1)
-    assert "sc-ender" in row
+    assert "sc-ender" in breakdown_cell(html, 1, owner)
     assert 'class="ev-round_end"' in html
 
 
@@ -309,8 +329,7 @@ def test_a_round_ends_when_a_show_empties_a_hand(players, make_member, client_fo
     assert points[seat] == held, "no cards taken, and the hand is exempt"
     assert all(p < 0 for i, p in enumerate(points) if i != seat)
     assert 'class="panel sc-round-end"' in fragment
-    row = re.search(rf'<tr data-seat="{seat}"[^>]*>(.*?)</tr>', fragment, re.S).group(1)
-    assert "sc-ender" in row
+    assert "sc-ender" in breakdown_cell(page(clients[seat], match), 1, seat)
 
 
 def advance_to_scout_show(match, clients, rng):
@@ -329,46 +348,56 @@ def advance_to_scout_show(match, clients, rng):
     raise AssertionError("no scout & show came up")
 
 
-def test_scout_and_show_is_chosen_in_two_steps_and_played_as_one_move(make_member, client_for):
+def scout_show_pages(client, match) -> dict[str, str]:
+    """Every page of a scout & show's steps that the table links to, by its address (?ss=…):
+    the table links to the first step, which card and which way up; each of those to the
+    gaps after which a show is possible; each gap to the shows of the hand it makes."""
+    pages, todo = {}, SS_LINK.findall(page(client, match))
+    while todo:
+        key = todo.pop()
+        if key not in pages:
+            pages[key] = page(client, match, ss=key)
+            todo += [k for k in SS_LINK.findall(pages[key]) if k not in pages]
+    return pages
+
+
+def test_scout_and_show_is_chosen_in_steps_and_played_as_one_move(make_member, client_for):
     match, _users, clients = seated(make_member, client_for, 3)
     decide_all(match, clients)
     seat, state, moves = advance_to_scout_show(match, clients, random.Random(3))
     legal = {m.code for m in moves if isinstance(m, engine.ScoutShow)}
     html = page(clients[seat], match)
-    assert "sc-mode-ss" in html and codes(html, "cs") == set()
-    links = SS_LINK.findall(html)
-    assert links
+    # The table only links to the first step: a scout & show is played once a round.
+    assert SS_LINK.findall(html) == [present.SS_START] and codes(html, "cs") == set()
 
-    # Every scout & show is reachable through exactly the offered first steps.
-    context = present.table_context(engine.view(state, seat), moves, seat)
+    # Every scout & show is reachable through the steps, and only those are offered.
+    pages = scout_show_pages(clients[seat], match)
     reached = set()
-    for key in links:
-        step = present.scout_show_step(context["sc_ss"], key)
-        assert step, f"{key} was offered but leads nowhere"
-        for group in step["groups"]:
-            reached |= {engine.parse_move(w["code"]).code for w in group["windows"]}
+    for key, html in pages.items():
+        offered = codes(html, "cs")
+        assert offered or SS_LINK.findall(html), f"{key} was offered but leads nowhere"
+        reached |= {engine.parse_move(c).code for c in offered}
+        if offered:
+            assert "sc-ss-back" in html and "marked" in html
     assert reached == legal
 
-    second = page(clients[seat], match, ss=links[0])
-    offered = codes(second, "cs")
-    assert offered and {engine.parse_move(c).code for c in offered} <= legal
-    assert "sc-ss-back" in second and "scard" in second and "marked" in second
-    fragment = play(clients[seat], match, sorted(offered)[0]).content.decode()
+    second = next(html for html in pages.values() if codes(html, "cs"))
+    fragment = play(clients[seat], match, sorted(codes(second, "cs"))[0]).content.decode()
     assert 'class="ev-scout_show"' in fragment
     assert engine_state(match).chips[seat] is True
-    player = re.search(rf'<li class="sc-player[^"]*" data-seat="{seat}">(.*?)</li>', fragment, re.S)
-    assert 'class="stat chip spent"' in player.group(1)
+    player = re.search(rf'<tr class="sc-player[^"]*" data-seat="{seat}">(.*?)</tr>', fragment, re.S)
+    assert 'class="chip spent"' in player.group(1)
 
 
 def test_a_bad_scout_and_show_address_shows_the_first_step_again(make_member, client_for):
     match, _users, clients = seated(make_member, client_for, 3)
     decide_all(match, clients)
     seat, _state, _moves = advance_to_scout_show(match, clients, random.Random(5))
-    for garbage in ("Z9-1", "L0-99", "L0-x", "R1", "L0-" + "9" * 40):
+    for garbage in ("Z9-1", "L0-99", "L0-x", "L2", "L0-" + "9" * 40):
         html = page(clients[seat], match, ss=garbage)
-        assert codes(html, "cs") == set() and SS_LINK.findall(html)
-    # htmx asks for the same step as a fragment.
-    key = SS_LINK.findall(page(clients[seat], match))[0]
+        assert codes(html, "cs") == set() and SS_LINK.findall(html) == [present.SS_START]
+    # htmx asks for the same steps as fragments.
+    key = next(k for k, html in scout_show_pages(clients[seat], match).items() if codes(html, "cs"))
     response = clients[seat].get(match.get_absolute_url(), {"ss": key}, HTTP_HX_REQUEST="true")
     assert b'id="table"' in response.content and b"<html" not in response.content
     assert codes(response.content.decode(), "cs")
@@ -407,14 +436,15 @@ def test_the_last_round_ends_the_match_with_its_scoring_and_the_winners(make_mem
     assert totals == [present.number(state.scores[i]) for i in ranked]
     for summary in state.summaries:
         for i in range(2):
-            total = breakdown_row(html, summary.round, i)[-1]
-            assert total == f"<strong>{present.number(summary.totals[i])}</strong>"
+            assert breakdown_row(html, summary.round, i)[3] == present.signed(summary.points[i])
         if summary.hand[summary.ender]:  # the ender's cards in hand cost nothing
-            table = breakdown(html, summary.round)
-            assert re.search(rf'<tr data-seat="{summary.ender}" class="[^"]*\bexempt\b', table)
-    scores = re.search(r'<section class="panel sc-scores".*?</section>', html, re.S).group(0)
-    head = re.search(r"<thead>(.*?)</thead>", scores, re.S).group(1)
-    assert head.count('<th scope="col" class="num">') == 3, "two rounds and the total"
+            cell = breakdown_cell(html, summary.round, summary.ender)
+            assert cell.startswith('<td class="exempt">') and "sc-ender" in cell
+    for i in range(2):
+        assert sheet_row(html, i)[-1] == f"<strong>{present.number(state.scores[i])}</strong>"
+    sheet = re.search(r'<table class="data sc-sheet">.*?</table>', html, re.S).group(0)
+    head = re.search(r"<thead>(.*?)</thead>", sheet, re.S).group(1)
+    assert head.count('<th scope="col"') == 4, "the player, two rounds and the total"
     assert codes(html, "s") == set() and codes(html, "c") == set()
     replay = client_for(users[0]).get(reverse("games:replay", args=[match.pk]))
     assert replay.status_code == 200 and b"scard" in replay.content
@@ -436,32 +466,27 @@ def test_after_two_rounds_the_page_breaks_down_the_first_round_not_only_its_poin
     assert (state.round, len(state.summaries)) == (3, 2)
 
     for html in (page(clients[(owner + 1) % 3], match), page(client_for(charlie), match)):
-        # Round 1, row by row: cards taken, tokens, cards in hand, points, running total.
+        # Round 1, player by player: cards taken, tokens, cards in hand, points.
         exempt = breakdown_row(html, 1, owner)
         assert exempt[:2] == ["+0", "+2"]
-        assert re.fullmatch(
-            r'0 <span class="sc-exempt" title="[^"]+">.*\b9\b.*</span>', exempt[2], re.S
+        assert re.fullmatch(r'<span class="sc-exempt">[^<]*\b9\b[^<]*</span>', exempt[2])
+        assert exempt[3] == "+2"
+        cell = breakdown_cell(html, 1, owner)
+        assert cell.startswith('<td class="exempt">')
+        assert re.search(r'class="sc-ender" role="img" aria-label="[^"]+"', cell), (
+            "the exemption is explained in words"
         )
-        assert 'class="visually-hidden"' in exempt[2], "the exemption is explained in words"
-        assert exempt[3:] == ["+2", "<strong>2</strong>"]
         for other in {0, 1, 2} - {owner}:
-            assert breakdown_row(html, 1, other) == [
-                "+0",
-                "+0",
-                "\u221213",
-                "\u221213",
-                "<strong>\u221213</strong>",
-            ]
-        table = breakdown(html, 1)
-        assert re.search(rf'<tr data-seat="{owner}" class="[^"]*\bexempt\b', table)
-        assert "<caption" in table and '<th scope="row">' in table
-        # Round 2: ended by emptying a hand, so nothing to exempt; totals run on from round 1.
+            assert breakdown_row(html, 1, other) == ["+0", "+0", "\u221213", "\u221213"]
+        assert '<th scope="row">' in html
+        # Round 2: ended by emptying a hand, so nothing to exempt; the totals add both rounds.
         ender = breakdown_row(html, 2, seat)
-        assert ender[2] == "0" and "sc-exempt" not in breakdown(html, 2)
+        assert ender[2] == "0"
+        assert not any("sc-exempt" in breakdown_cell(html, 2, i) for i in range(3))
         for i in range(3):
             total = present.number(state.scores[i])
-            assert breakdown_row(html, 2, i)[-1] == f"<strong>{total}</strong>"
-        assert 'href="#sc-round-2"' in html, "the round-end notice links to the scoring"
+            assert sheet_row(html, i)[-1] == f"<strong>{total}</strong>"
+        assert 'href="?sheet=1#sc-round-2"' in html, "the round-end notice links to the scoring"
 
 
 def test_a_spectator_sees_the_table_but_no_hand_and_no_move(make_member, client_for, charlie):
@@ -469,7 +494,7 @@ def test_a_spectator_sees_the_table_but_no_hand_and_no_move(make_member, client_
     decide_all(match, clients)
     html = page(client_for(charlie), match)
     assert "sc-hand" not in html and not CODE.findall(html)
-    assert html.count('<li class="sc-player') == 3
+    assert html.count('<tr class="sc-player') == 3
 
 
 def test_the_rules_page_exists_in_spanish_and_english(client):

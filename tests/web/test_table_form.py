@@ -64,8 +64,9 @@ def test_a_two_step_move_without_a_picked_card_says_so_and_changes_nothing(
         reverse("games:move", args=[match.pk]),
         {"code": "p:*:0", "v": match.version},
         HTTP_HX_REQUEST="true",
+        HTTP_ACCEPT_LANGUAGE="en",
     )
     assert response.status_code == 200
-    assert "Choose a card from your hand first." in response.content.decode()
+    assert "Pick the cards for this move first." in response.content.decode()
     match = Match.objects.get(pk=match.pk)
     assert (match.version, match.state) == before

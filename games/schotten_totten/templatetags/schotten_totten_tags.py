@@ -1,44 +1,32 @@
 from __future__ import annotations
 
-import functools
-
 from django import template
-from django.template.loader import render_to_string
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 
 from games.schotten_totten import present
 
 register = template.Library()
 
 
-@functools.cache
-def _symbol_svg(symbol: str) -> str:
-    # Six drawings in all: each rendered once per process. strip() returns a plain str: mark
-    # the rendered (already escaped) drawing safe again.
-    return mark_safe(  # noqa: S308
-        render_to_string("schotten_totten/symbol.svg", {"symbol": symbol}).strip()
-    )
-
-
 @register.simple_tag
-def st_card_html(card, small=False):
+def st_card_html(card, small=False, named=True):
     """One clan card (``card``: an id like "R7" or a dict from ``present.card``).
 
-    A tag rather than an include of the card and another of its symbol: a table draws up to
-    sixty cards on every move and poll.
+    A tag rather than an include: a table draws up to sixty cards on every move and poll, so
+    a card is one element and its value. table.css draws the rest from the card's id (its
+    colour and, for colour-blind members, its symbol); the card's name is the value and the
+    words around it, which only screen readers read. ``named=False`` leaves those words out,
+    for cards in a part hidden from screen readers because words beside them name the cards
+    (the last moves, the cards of a reason).
     """
     c = st_card(card)
+    words = (c["before"], c["after"]) if named else ("", "")
     return format_html(
-        '<span class="stcard c-{}{}" role="img" aria-label="{}" title="{}" data-card="{}">'
-        '<span class="v" aria-hidden="true">{}</span>{}</span>',
-        c["colour"],
-        " small" if small else "",
-        c["name"],
-        c["name"],
+        '<i class="small" data-card="{}">{}{}{}</i>' if small else '<i data-card="{}">{}{}{}</i>',
         c["id"],
+        format_html("<b>{}</b>", words[0]) if words[0] else "",
         c["value"],
-        _symbol_svg(c["symbol"]),
+        format_html("<b>{}</b>", words[1]) if words[1] else "",
     )
 
 

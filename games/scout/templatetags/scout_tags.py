@@ -22,24 +22,29 @@ def scout_prepare(context):
 
 
 @register.simple_tag
-def scout_card_html(card, small=False, marked=False):
+def scout_card_html(card, small=False, marked=False, named=True):
     """One card: the value in play large on top, the other end small and upside down below.
 
-    A tag rather than an include because a table draws a hundred cards and more (the hand
-    once per kind of move); ``scout/card.html`` draws its card with this tag too.
+    One element per card, since a table draws dozens and every fragment carries them: the
+    value in play is its text, the other end an ``<i>`` that CSS turns upside down, and the
+    colours of both ends come from ``data-card`` (attribute selectors in table.css), which
+    also lets static/js/live.js find the cards of the last move. A ``named`` card is an image
+    named for screen readers; an unnamed one is for places that are hidden from them already
+    (the last moves and the "Last move" panel say the move in words). A tag rather than an
+    include, for the same reason; ``scout/card.html`` draws its card with this tag too.
     """
     c = scout_card(card)
-    css = f"scard u{c['up']}" + (" small" if small else "") + (" marked" if marked else "")
+    css = "scard" + (" small" if small else "") + (" marked" if marked else "")
+    if not named:
+        return format_html(
+            '<span class="{}" data-card="{}">{}<i>{}</i></span>', css, c["text"], c["up"], c["down"]
+        )
     return format_html(
-        '<span class="{}" role="img" aria-label="{}" title="{}" data-card="{}">'
-        '<span class="up" aria-hidden="true">{}</span>'
-        '<span class="down d{}" aria-hidden="true">{}</span></span>',
+        '<span class="{}" data-card="{}" role="img" aria-label="{}">{}<i>{}</i></span>',
         css,
-        c["name"],
-        c["name"],
         c["text"],
+        c["name"],
         c["up"],
-        c["down"],
         c["down"],
     )
 
