@@ -114,33 +114,59 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
     return move_line(event, names, kind, text, shown, badge)
 
 
+# Past this many cards on the table its cards are drawn small: a full card is about twice the
+# bytes (and the room) of a small one, and a table can hold twenty cards and more when nobody
+# captures, in every poll.
+CROWDED = 8
+
+# The captures of one hand card are written out in words while they fit in this many
+# characters; past it they are counted. Any set of table cards is taken by checking them (the
+# table's checkboxes) and one button per hand card, so this text only tells the member what
+# exists: a table of small cards can make 15 in dozens of ways, and every poll of the member to
+# move carries the text.
+CAPTURES_IN_WORDS = 100
+
+
+def _ways(takes: list[tuple[str, ...]], language: str) -> str | None:
+    """The captures of one hand card in words ("8 de bastos; 3 de espadas + 5 de bastos"), or
+    ``None`` when they would not fit in ``CAPTURES_IN_WORDS`` characters."""
+    # Stops at the budget: a crowded table can make 15 in hundreds of ways.
+    parts, length = [], -2
+    for take in takes:
+        parts.append(" + ".join(c["name"] for c in cards(take, language)))
+        length += len(parts[-1]) + 2
+        if length > CAPTURES_IN_WORDS:
+            return None
+    return "; ".join(parts)
+
+
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
     language = get_language()
     table_ids = view["table"]
     choices = []
-    for index, card_id in enumerate(view.get("hand") or []):
-        captures, lay = [], None
+    for card_id in view.get("hand") or []:
+        takes, lay = [], None
         for move in moves:
             if move.card != card_id:
                 continue
             if move.take:
-                captures.append(
-                    {
-                        "code": move.code,
-                        # A capture is offered in words: its cards are drawn on the table
-                        # above, and a table of small cards can offer dozens of captures,
-                        # every one of them on every poll of the member to move.
-                        "names": _names(cards(move.take, language)),
-                        "escoba": len(move.take) == len(table_ids),
-                    }
-                )
+                takes.append(move.take)
             else:
                 lay = move.code
-        # An escoba first: it is the capture a member looks for, and a fragment may offer only
-        # the first few (escoba_tags.fragment_captures).
-        captures.sort(key=lambda cap: not cap["escoba"])
+        # Taking every card on the table is an escoba: it goes first, and the member is told.
+        escoba = any(len(take) == len(table_ids) for take in takes)
+        takes.sort(key=lambda take: len(take) != len(table_ids))
         choices.append(
-            {"index": index, "card": _card(card_id, language), "captures": captures, "lay": lay}
+            {
+                "card": _card(card_id, language),
+                # The cards to take are the table's checked boxes ("pick"), put in place of
+                # the "*" by the move view.
+                "take": f"c:{card_id}:*" if takes else None,
+                "count": len(takes),
+                "ways": _ways(takes, language) if takes else None,
+                "escoba": escoba,
+                "lay": lay,
+            }
         )
     # The scoring of the hand just over, while its moves are still among the last moves shown
     # (the first round of the next hand).
@@ -155,6 +181,12 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "table_cards": cards(table_ids, language),
         "escoba_sides": sides,
         "my_turn": bool(moves),
+        # The table's cards are checkboxes only while some hand card can take them.
+        "can_pick": any(choice["take"] for choice in choices),
+        "crowded": len(table_ids) > CROWDED,
+        # Under "penalized", a card that can capture may still be laid: warned once.
+        "renuncio": any(choice["take"] and choice["lay"] for choice in choices)
+        and view["options"]["capture_rule"] == "penalized",
         "last_hand": last_hand,
     }
 

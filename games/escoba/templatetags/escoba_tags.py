@@ -97,7 +97,7 @@ def escoba_card_html(card, small=False):
 def escoba_mini(card, named=False):
     """A card drawn small: its corner (1–7, S, C, R) and its suit sign, which table.css draws.
 
-    Most small cards sit beside words that already name them (a move line, a capture button),
+    Most small cards sit beside words that already name them (a move line, the last move),
     inside a part hidden from screen readers: those carry no name of their own. ``named``
     gives one (an image named like the card) where nothing else names it, e.g. the replay's
     open hands.
@@ -110,22 +110,39 @@ def escoba_mini(card, named=False):
     return format_html('<i class="ek {}">{}</i>', c["suit"], c["corner"])
 
 
-# How many captures a table fragment (an htmx poll or move answer) offers over the whole hand.
-# A table of many small cards can offer dozens, which would make the fragment several times
-# its usual size; past this many each hand card offers its first few and a link to the page,
-# which offers them all (as it does without JavaScript, where every table is a page).
-FRAGMENT_CAPTURES = 9
+@register.simple_tag
+def escoba_table_card(card, pick=False, small=False):
+    """One card on the table: with ``pick``, a checkbox "pick" (its value the card) labelled by
+    the card, for the member to move to check the cards to take; ``small`` on a crowded table.
 
-
-@register.simple_tag(takes_context=True)
-def fragment_captures(context, captures):
-    """The captures of one hand card that this table offers: all on a page, and in a
-    fragment an even share of ``FRAGMENT_CAPTURES`` among the cards in hand."""
-    request = context.get("request")
-    if request is None or not getattr(request, "htmx", False):
-        return captures
-    share = FRAGMENT_CAPTURES // max(len(context.get("hand_choices") or ()), 1)
-    return captures[:share]
+    A full card hides its checkbox and rises when checked (table.css); a small one is the label
+    itself, its checkbox shown and named by the card, its suit drawn from its ``data-card`` (no
+    class: a table may hold forty cards). Both keep the card's id for live.js to mark the last
+    move's cards.
+    """
+    c = escoba_card(card)
+    if not small:
+        drawn = escoba_card_html(c)
+        if not pick:
+            return drawn
+        return format_html(
+            '<label><input type="checkbox" name="pick" value="{}">{}</label>', c["id"], drawn
+        )
+    if not pick:
+        return format_html(
+            '<i class="ek {}" role="img" aria-label="{}" data-card="{}">{}</i>',
+            c["suit"],
+            c["name"],
+            c["id"],
+            c["corner"],
+        )
+    return format_html(
+        '<label data-card="{0}"><input type="checkbox" name="pick" value="{0}" aria-label="{1}">'
+        "{2}</label>",
+        c["id"],
+        c["name"],
+        c["corner"],
+    )
 
 
 @register.filter
