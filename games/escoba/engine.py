@@ -658,7 +658,9 @@ _CODE_HELP = gettext_noop(
 
 def parse_move(code: str) -> Move:
     """The move for a code (``l:7o`` or ``c:7o:3e+5b``); anything else raises InvalidMove."""
-    if not isinstance(code, str) or len(code) > 64:
+    # Long enough for every card of a table: a member picks the cards to take by checking
+    # them, and a pick of too many must be told its sum, not that it is no move at all.
+    if not isinstance(code, str) or len(code) > 200:
         raise InvalidMove(_CODE_HELP)
     parts = code.split(":")
     if len(parts) == 2 and parts[0] == "l" and parts[1] in VALUE:
@@ -714,7 +716,7 @@ def apply(state: State, seat: int, move: Move) -> State:
             total += VALUE[taken]
         if total != 15:
             raise IllegalMove(
-                gettext_noop("%(card)s and the cards taken make %(total)s, not 15."),
+                gettext_noop("%(card)s and the table cards you picked make %(total)s, not 15."),
                 card=card,
                 total=total,
             )

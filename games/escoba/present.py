@@ -114,28 +114,65 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
     return move_line(event, names, kind, text, shown, badge)
 
 
+# Past this many cards on the table its cards are drawn small: a full card is about twice the
+# bytes (and the room) of a small one, and a table can hold twenty cards and more when nobody
+# captures, in every poll.
+CROWDED = 8
+
+# The captures of one hand card are written out in words while they fit in this many
+# characters; past it they are counted. Any set of table cards is taken by checking them (the
+# table's checkboxes) and one button per hand card, so this text only tells the member what
+# exists: a table of small cards can make 15 in dozens of ways, and every poll of the member to
+# move carries the text.
+CAPTURES_IN_WORDS = 100
+
+
+def _ways(takes: list[tuple[str, ...]], language: str) -> str | None:
+    """The captures of one hand card in words ("8 de bastos; 3 de espadas + 5 de bastos"), or
+    ``None`` when they would not fit in ``CAPTURES_IN_WORDS`` characters."""
+    # Stops at the budget: a crowded table can make 15 in hundreds of ways.
+    parts, length = [], -2
+    for take in takes:
+        parts.append(" + ".join(c["name"] for c in cards(take, language)))
+        length += len(parts[-1]) + 2
+        if length > CAPTURES_IN_WORDS:
+            return None
+    return "; ".join(parts)
+
+
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
     language = get_language()
     table_ids = view["table"]
     choices = []
-    for index, card_id in enumerate(view.get("hand") or []):
-        captures, lay = [], None
+    for card_id in view.get("hand") or []:
+        takes, lay = [], None
         for move in moves:
             if move.card != card_id:
                 continue
             if move.take:
-                captures.append(
-                    {
-                        "code": move.code,
-                        "cards": cards(move.take, language),
-                        "escoba": len(move.take) == len(table_ids),
-                    }
-                )
+                takes.append(move.take)
             else:
                 lay = move.code
+        # Taking every card on the table is an escoba: it goes first, and the member is told.
+        escoba = any(len(take) == len(table_ids) for take in takes)
+        takes.sort(key=lambda take: len(take) != len(table_ids))
         choices.append(
-            {"index": index, "card": _card(card_id, language), "captures": captures, "lay": lay}
+            {
+                "card": _card(card_id, language),
+                # The cards to take are the table's checked boxes ("pick"), put in place of
+                # the "*" by the move view.
+                "take": f"c:{card_id}:*" if takes else None,
+                "count": len(takes),
+                "ways": _ways(takes, language) if takes else None,
+                "escoba": escoba,
+                "lay": lay,
+            }
         )
+    # The scoring of the hand just over, while its moves are still among the last moves shown
+    # (the first round of the next hand).
+    last_hand = view.get("last_hand")
+    if last_hand and not any(e["hand"] == last_hand["hand"] for e in recent_events(view)):
+        last_hand = None
     sides = []
     for side in view["sides"]:
         sides.append({**side, "mine": seat is not None and seat in side["seats"]})
@@ -144,12 +181,32 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
         "table_cards": cards(table_ids, language),
         "escoba_sides": sides,
         "my_turn": bool(moves),
+        # The table's cards are checkboxes only while some hand card can take them.
+        "can_pick": any(choice["take"] for choice in choices),
+        "crowded": len(table_ids) > CROWDED,
+        # Under "penalized", a card that can capture may still be laid: warned once.
+        "renuncio": any(choice["take"] and choice["lay"] for choice in choices)
+        and view["options"]["capture_rule"] == "penalized",
+        "last_hand": last_hand,
     }
 
 
 # Events a member's own move makes; the others (the last capturer's take, a penalty, the next
 # deal's opening take) follow from it within the same move.
 _MOVE_KINDS = {"capture", "lay"}
+
+
+def recent_events(view: dict) -> list[dict]:
+    """The table's last moves: one round, each seat's last move with what followed from it.
+
+    That is what a member needs to see since their own turn (and, between two hands, how
+    long the scoring of the hand just over stays: see ``table_context``); the game log has the
+    whole match. A round rather than all the view keeps makes every poll lighter.
+    """
+    events = view.get("last_moves") or []
+    starts = [i for i, e in enumerate(events) if e["kind"] in _MOVE_KINDS]
+    players = len(view["hand_sizes"])
+    return events[starts[-players] :] if len(starts) >= players else events
 
 
 def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
@@ -170,10 +227,15 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
 
 
 def card_html(card, small: bool = False) -> str:
-    """One card as HTML, as the table draws it (for the move lines drawn by a tag)."""
-    from games.escoba.templatetags.escoba_tags import escoba_card_html
+    """One card as HTML, as the table draws it (for the move lines drawn by a tag).
 
-    return escoba_card_html(card, small=small)
+    Small, it is the bare mini card: the move lines show their cards beside the words that
+    name them, inside a part hidden from screen readers (``games_tags.move_line``), so a name
+    on every card would only weigh on each of the eight lines of every poll.
+    """
+    from games.escoba.templatetags.escoba_tags import escoba_card_html, escoba_mini
+
+    return escoba_mini(card) if small else escoba_card_html(card)
 
 
 def card_sprite() -> str:

@@ -80,6 +80,9 @@ CODE = re.compile(r'name="code" value="([^"]*)"')
 # A move chosen in two steps: its button's code holds "*" and the form also sends the radio
 # "pick" (a card from the hand), which the move view puts in place of the "*".
 PICK = re.compile(r'name="pick" value="([^"]*)"')
+# Or several in one move: checkboxes "pick" (the table cards an Escoba card takes), which the
+# move view joins with "+" in place of the "*".
+CHECKBOX = re.compile(r'type="checkbox" name="pick" value="([^"]*)"')
 VERSION = re.compile(r'name="v" value="(\d+)"')
 ERROR_IN_TABLE = 'class="message error" role="alert"'
 FINISHED = 'class="panel result"'
@@ -208,11 +211,26 @@ class Shown:
     poll_url: str | None
     poll_ms: int
     forms: list[tuple[str, str, str]]  # every move offered: (action, code, version)
-    # The moves offered in two steps, by code: what the form sends (the button's code, the pick).
-    two_step: dict[str, tuple[str, str]]
+    # The moves offered in two steps, by code: what the form sends (the button's code, the
+    # pick: one card, or the list of checked ones).
+    two_step: dict[str, tuple[str, str | list[str]]]
     finished: bool
     step: bool
     refused: bool
+
+
+def cards_making_15(code: str, cards: list[str]) -> list[str] | None:
+    """The table cards a member checks to capture with the card an Escoba button
+    ``c:<card>:*`` plays: some that make 15 with it (a card's value is the number in its id), in
+    table order, or ``None``. A subset sum: each total reached keeps the first cards found."""
+    need = 15 - int(code.split(":")[1][:-1])
+    found: dict[int, list[str]] = {0: []}
+    for card in cards:
+        value = int(card[:-1])
+        for total, picked in list(found.items()):
+            if total + value <= need and total + value not in found:
+                found[total + value] = [*picked, card]
+    return found.get(need) or None
 
 
 def read_table(body: str, match_id: int) -> Shown | None:
@@ -225,10 +243,19 @@ def read_table(body: str, match_id: int) -> Shown | None:
         form = dict(ATTRIBUTE.findall(opening))
         version = VERSION.search(inner)
         if "table-form" in form.get("class", "").split() and version:
+            checkboxes = CHECKBOX.findall(inner)
+            radios = [pick for pick in PICK.findall(inner) if pick not in checkboxes]
             for code in CODE.findall(inner):
-                # A button whose code holds "*" is one move per card that may be picked.
-                moves = [(code.replace("*", pick, 1), pick) for pick in PICK.findall(inner)]
-                for move, pick in moves if "*" in code else [(code, None)]:
+                # A button whose code holds "*" is one move per card that may be picked, or
+                # with checkboxes one move: the cards a member would check for it.
+                if "*" not in code:
+                    moves = [(code, None)]
+                elif radios:
+                    moves = [(code.replace("*", pick, 1), pick) for pick in radios]
+                else:
+                    picks = cards_making_15(code, checkboxes)
+                    moves = [(code.replace("*", "+".join(picks), 1), picks)] if picks else []
+                for move, pick in moves:
                     forms.append((form["action"], move, version.group(1)))
                     if pick is not None:
                         two_step[move] = (code, pick)

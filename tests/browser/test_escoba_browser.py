@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.models import Match, RuleVariant
+from tests.bench.bench_capacity import cards_making_15
 
 from .helpers import is_my_turn, log_in, table_version, wait_for_new_version
 
@@ -13,14 +14,28 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def play_escoba_turn(page: Page) -> None:
-    """Pick hand cards until one offers a move, then take the first capture or lay it down."""
+    """Capture as a member does: pick a hand card that can, check table cards that make 15
+    with it (clicking the cards) and press Take; when no card can, lay the first one down."""
     old = table_version(page)
-    labels = page.locator("#table .pick-label")
+    labels = page.locator("#table .hand-row label")
+    table = page.locator("#table input[name=pick]")
+    cards = [table.nth(i).get_attribute("value") for i in range(table.count())]
     for i in range(labels.count()):
         labels.nth(i).click()
-        buttons = page.locator("#table .choice:visible button[type=submit]")
-        if buttons.count():
-            buttons.first.click()
+        take = page.locator("#table .choices > div:visible button[value^='c:']")
+        picks = cards_making_15(take.get_attribute("value"), cards) if take.count() else None
+        if picks:
+            for card in picks:
+                page.locator(f"#table .table-cards label:has(input[value='{card}'])").click()
+                expect(page.locator(f"#table input[value='{card}']")).to_be_checked()
+            take.click()
+            wait_for_new_version(page, old)
+            return
+    for i in range(labels.count()):
+        labels.nth(i).click()
+        lay = page.locator("#table .choices > div:visible button[value^='l:']")
+        if lay.count():
+            lay.click()
             wait_for_new_version(page, old)
             return
     raise AssertionError("no card in hand offered a move")
@@ -72,3 +87,5 @@ def test_two_members_play_a_whole_escoba_match_in_two_browsers(
     alice_page.reload()
     expect(alice_page.locator("#table .result")).to_be_visible()
     assert match.moves.count() == match.moves_played > 0
+    # Captures were made by checking table cards, not only lays.
+    assert match.moves.filter(code__startswith="c:").exists()

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 from django import template
 from django.template.loader import render_to_string
@@ -22,11 +23,14 @@ def escoba_card(card):
 SUITS = ("o", "c", "e", "b")
 FIGURES = (8, 9, 10)
 _OUTER_SVG = re.compile(r"^<svg[^>]*>(.*)</svg>$", re.S)
+# Each suit sign is one static file: the small cards show it as a CSS background (table.css),
+# and the page's sprite takes its shapes from the same file, so it is drawn in one place.
+_SUIT_FILES = Path(__file__).resolve().parent.parent / "static" / "escoba" / "suits"
 
 
-def _drawing(template: str, context: dict) -> str:
-    """The inside of one of the game's SVG drawings (its shapes, without the outer ``<svg>``)."""
-    return _OUTER_SVG.match(render_to_string(template, context).strip()).group(1)
+def _inside(svg: str) -> str:
+    """The inside of an SVG drawing (its shapes, without the outer ``<svg>``)."""
+    return _OUTER_SVG.match(svg.strip()).group(1)
 
 
 @functools.cache
@@ -38,14 +42,14 @@ def sprite() -> str:
         format_html(
             '<symbol id="es-suit-{}" viewBox="0 0 40 40">{}</symbol>',
             suit,
-            mark_safe(_drawing("escoba/suit.svg", {"suit": suit})),  # noqa: S308
+            mark_safe(_inside((_SUIT_FILES / f"{suit}.svg").read_text())),  # noqa: S308
         )
         for suit in SUITS
     ] + [
         format_html(
             '<symbol id="es-figure-{}" viewBox="0 0 40 56">{}</symbol>',
             rank,
-            mark_safe(_drawing("escoba/figure.svg", {"rank": rank})),  # noqa: S308
+            mark_safe(_inside(render_to_string("escoba/figure.svg", {"rank": rank}))),  # noqa: S308
         )
         for rank in FIGURES
     ]
@@ -55,56 +59,89 @@ def sprite() -> str:
     )
 
 
-def _suit_svg(suit: str) -> str:
-    return format_html(
-        '<svg class="suit" viewBox="0 0 40 40" aria-hidden="true" focusable="false">'
-        '<use href="#es-suit-{}"></use></svg>',
-        suit,
-    )
-
-
-def _figure_svg(rank: int) -> str:
-    return format_html(
-        '<svg class="figure" viewBox="0 0 40 56" aria-hidden="true" focusable="false">'
-        '<use href="#es-figure-{}"></use></svg>',
-        rank,
-    )
-
-
 @register.simple_tag
 def escoba_card_html(card, small=False):
-    """One Spanish card as HTML (``card``: an id like "7o" or a dict from ``present.card``).
+    """One Spanish card as HTML (``card``: an id like "7o" or a dict from ``present.card``),
+    named for screen readers: a full card, or with ``small`` a mini card (``escoba_mini``).
 
     A tag rather than an ``{% include %}`` per card: a table draws a dozen cards on every move
     and poll, and the includes were the largest part of the time to draw it.
     """
     c = escoba_card(card)
-    # A figure card shows its figure holding a small suit sign; the others, the suit sign.
-    picture = _suit_svg(c["suit"])
-    if c["face"]:
-        picture = format_html(
-            '<span class="figure-box">{}<span class="figure-suit">{}</span></span>',
-            _figure_svg(c["value"]),
-            picture,
-        )
-    # Only full-size cards (those lying on the table) carry their id, for live.js to mark the
-    # last move's cards. Small ones are drawn in the move lines too, where a card of a hand
-    # already over is now in somebody's hand or the deck: its id there would say nothing true
-    # and only look like a leak.
-    data = format_html(' data-card="{}"', c["id"]) if not small else ""
+    if small:
+        return escoba_mini(c, named=True)
+    # The corner and the value are drawn by table.css from the rank class, and the pictures
+    # are references to the page's sprite: a card is a few dozen bytes on every poll. A figure
+    # holds its suit sign, which table.css places in its hand.
+    figure = (
+        format_html('<svg class="figure"><use href="#es-figure-{}"/></svg>', c["value"])
+        if c["face"]
+        else ""
+    )
+    # Only full-size cards (those on the table and in the hand) carry their id, for live.js to
+    # mark the last move's cards. Small ones are drawn in the move lines too, where a card of a
+    # hand already over is now in somebody's hand or the deck: its id there would say nothing
+    # true and only look like a leak.
     return format_html(
-        '<span class="ecard suit-{suit}{small}{face}" role="img" aria-label="{name}" title="{name}"'
-        "{data}>"
-        '<span class="corner" aria-hidden="true">{corner}</span>{picture}'
-        '<span class="value" aria-hidden="true">{value}</span></span>',
+        '<span class="ecard {suit} r{value}" role="img" aria-label="{name}" data-card="{id}">'
+        '{figure}<svg class="suit"><use href="#es-suit-{suit}"/></svg></span>',
         suit=c["suit"],
-        data=data,
-        small=" small" if small else "",
-        face=" face" if c["face"] else "",
-        name=c["name"],
-        corner=c["corner"],
-        picture=picture,
         value=c["value"],
+        name=c["name"],
+        id=c["id"],
+        figure=figure,
+    )
+
+
+@register.simple_tag
+def escoba_mini(card, named=False):
+    """A card drawn small: its corner (1–7, S, C, R) and its suit sign, which table.css draws.
+
+    Most small cards sit beside words that already name them (a move line, the last move),
+    inside a part hidden from screen readers: those carry no name of their own. ``named``
+    gives one (an image named like the card) where nothing else names it, e.g. the replay's
+    open hands.
+    """
+    c = escoba_card(card)
+    if named:
+        return format_html(
+            '<i class="ek {}" role="img" aria-label="{}">{}</i>', c["suit"], c["name"], c["corner"]
+        )
+    return format_html('<i class="ek {}">{}</i>', c["suit"], c["corner"])
+
+
+@register.simple_tag
+def escoba_table_card(card, pick=False, small=False):
+    """One card on the table: with ``pick``, a checkbox "pick" (its value the card) labelled by
+    the card, for the member to move to check the cards to take; ``small`` on a crowded table.
+
+    A full card hides its checkbox and rises when checked (table.css); a small one is the label
+    itself, its checkbox shown and named by the card, its suit drawn from its ``data-card`` (no
+    class: a table may hold forty cards). Both keep the card's id for live.js to mark the last
+    move's cards.
+    """
+    c = escoba_card(card)
+    if not small:
+        drawn = escoba_card_html(c)
+        if not pick:
+            return drawn
+        return format_html(
+            '<label><input type="checkbox" name="pick" value="{}">{}</label>', c["id"], drawn
+        )
+    if not pick:
+        return format_html(
+            '<i class="ek {}" role="img" aria-label="{}" data-card="{}">{}</i>',
+            c["suit"],
+            c["name"],
+            c["id"],
+            c["corner"],
+        )
+    return format_html(
+        '<label data-card="{0}"><input type="checkbox" name="pick" value="{0}" aria-label="{1}">'
+        "{2}</label>",
+        c["id"],
+        c["name"],
+        c["corner"],
     )
 
 
