@@ -89,3 +89,33 @@ def test_two_members_play_a_whole_escoba_match_in_two_browsers(
     assert match.moves.count() == match.moves_played > 0
     # Captures were made by checking table cards, not only lays.
     assert match.moves.filter(code__startswith="c:").exists()
+
+
+def test_taking_without_checking_table_cards_says_so_through_htmx(live_server, browser, alice, bob):
+    """Pressing Take with no table card checked: the table comes back through htmx with the
+    message, and nothing changes (the console watch fails the test on any CSP violation)."""
+    from games.escoba import engine
+    from tests.web.table_helpers import start_match, variant
+
+    options = variant("escoba").options
+
+    def first_can_capture(seed: int) -> bool:
+        state = engine.new_game(2, options=options, seed=seed)
+        moves = engine.legal_moves(state, engine.to_move(state)[0])
+        return any(m.code.startswith("c:") for m in moves)
+
+    deal = next(seed for seed in range(1, 200) if first_can_capture(seed))
+    match = start_match("escoba", [alice, bob], deal=deal)
+    mover = alice if match.seats.get(index=0).to_move else bob
+    page = browser.new_context(locale="es-ES").new_page()
+    log_in(page, live_server.url, mover.username)
+    page.goto(live_server.url + match.get_absolute_url())
+    labels = page.locator("#table .hand-row label")
+    for i in range(labels.count()):
+        labels.nth(i).click()
+        take = page.locator("#table .choices > div:visible button[value^='c:']")
+        if take.count():
+            take.click()
+            break
+    expect(page.locator("#table .message.error")).to_contain_text("Elige primero las cartas")
+    assert Match.objects.get(pk=match.pk).version == match.version

@@ -74,3 +74,24 @@ def test_a_member_plays_a_whole_match_against_the_easy_bot(live_server, page: Pa
     expect(page.locator("#table .st-win")).to_be_visible()
     # The winning stones are marked on the board.
     assert page.locator("#table .st-board > li.winning").count() >= 3
+
+
+def test_a_refused_move_is_swapped_in_with_its_message_and_no_csp_violation(
+    live_server, browser, alice, bob
+):
+    """A page that fell behind (here: its version set back, as a page opened before the other
+    member's move would be) posts a move: the table comes back through htmx with the message.
+    The console watch of every browser test fails it on any CSP violation of that swap."""
+    from tests.web.table_helpers import start_match
+
+    match = start_match("schotten_totten", [alice, bob])
+    mover = alice if match.seats.get(index=0).to_move else bob
+    page = browser.new_context(locale="es-ES").new_page()
+    log_in(page, live_server.url, mover.username)
+    page.goto(live_server.url + match.get_absolute_url())
+    table = page.locator("#table")
+    page.evaluate("document.querySelector('#table input[name=v]').value = '0'")
+    table.locator(".st-hand label").first.click()
+    table.locator(".st-board button[value^='p:']:visible").first.click()
+    expect(page.locator("#table .message.error")).to_be_visible()
+    assert Match.objects.get(pk=match.pk).version == match.version
