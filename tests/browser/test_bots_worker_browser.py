@@ -13,7 +13,8 @@ from playwright.sync_api import Page, expect
 from games.models import Match, MoveRecord
 from tests.web.test_background import DATABASE, _worker_environment
 
-from .helpers import log_in, table_version, wait_for_my_turn, wait_for_new_version
+from .helpers import log_in, wait_for_my_turn
+from .test_escoba_browser import play_escoba_turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,10 +45,7 @@ def test_a_bot_played_by_the_worker_replies_on_the_members_page(
     match = Match.objects.get()
     for _ in range(3):
         wait_for_my_turn(page)
-        old = table_version(page)
-        page.locator("#table .pick-label").first.click()
-        page.locator("#table .choice:visible button[type=submit]").first.click()
-        wait_for_new_version(page, old)
+        play_escoba_turn(page)
         # The answer to the move is the member's own move: the bot has not moved yet.
         expect(page.locator("#seats .seat.to-move .badge").first).to_be_visible()
     wait_for_my_turn(page)
