@@ -154,11 +154,21 @@ if DATABASE_URL:
         # connection (kept per thread) would be a new connection per request; psycopg's pool,
         # shared by the process's threads, is what Django recommends there instead.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        options = DATABASES["default"].setdefault("OPTIONS", {})
+        options["pool"] = {
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "10")),
             "timeout": 20,
         }
+        # Planning a page's queries cost PostgreSQL more than running them (the lobby's open
+        # tables: 1.0 ms to plan, 0.4 ms to run). The pool keeps its connections, so psycopg
+        # may keep a query's plan on each after a few runs (server-side binding and prepared
+        # statements). An external pooler in transaction mode (PgBouncer without prepared
+        # statement support) cannot keep them: DB_PREPARE_THRESHOLD=0 turns them off.
+        prepare_after = int(os.environ.get("DB_PREPARE_THRESHOLD", "5"))
+        if prepare_after > 0:
+            options["server_side_binding"] = True
+            options["prepare_threshold"] = prepare_after
     else:
         DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
 else:

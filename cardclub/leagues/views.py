@@ -148,7 +148,10 @@ def my_next_fixtures(user, limit: int = 5):
             user=user,
             fixture__status__in=[Fixture.Status.SCHEDULED, Fixture.Status.PLAYING],
             fixture__round__season__status=Season.Status.RUNNING,
-        ).values_list("fixture_id", flat=True)
+        )
+        # Not in the seats' own order: that joins the seasons and rounds again to sort.
+        .order_by()
+        .values_list("fixture_id", flat=True)
     )
     if not ids:
         return []
