@@ -5,8 +5,9 @@ import re
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
+from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Max, Q
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -39,6 +40,7 @@ def _game_or_404(game: str) -> registry.GameAppConfig:
 LOBBY_MATCHES = 12
 MATCHES_PER_PAGE = 30
 OPEN_TABLES = 50
+OPEN_TABLES_CACHE_SECONDS = 60
 # How long the lobby keeps a member's drawn "recently finished" list. Its key changes whenever
 # a match ends; this bounds only what the key cannot see (a member renamed).
 FINISHED_CACHE_SECONDS = 5 * 60
@@ -91,20 +93,35 @@ def _mine(user) -> dict:
     }
 
 
+def _open_tables() -> list[Match]:
+    """The newest tables waiting for players, every member's lobby alike: kept under their
+    number and their latest change (every join, leave and start writes ``updated_at``), which
+    one aggregate over the ``(status, -updated_at)`` index reads, so that the list itself (a
+    join of three tables, longer for PostgreSQL to plan than to run) is read once per change.
+    The short life only bounds what that key cannot see (a member renamed)."""
+    stamp = Match.objects.open().aggregate(count=Count("pk"), newest=Max("updated_at"))
+    newest = stamp["newest"].isoformat() if stamp["newest"] else ""
+    return cache.get_or_set(
+        f"lobby-open:{stamp['count']}:{newest}",
+        lambda: list(
+            Match.objects.open()
+            .listed()
+            .select_related("created_by")
+            .only(
+                *Match.LIST_FIELDS, "variant__name_es", "variant__name_en", "created_by__username"
+            )
+            .order_by("-created_at")[: OPEN_TABLES * 2]
+        ),
+        OPEN_TABLES_CACHE_SECONDS,
+    )
+
+
 def lobby(request):
     # The member's own open tables are in "My matches": the summary names every seat, so they
-    # are left out here rather than by a subquery (building that query cost more than the
-    # lobby's rows).
-    newest_open = (
-        Match.objects.open()
-        .listed()
-        .select_related("created_by")
-        .only(*Match.LIST_FIELDS, "variant__name_es", "variant__name_en", "created_by__username")
-        .order_by("-created_at")[: OPEN_TABLES * 2]
-    )
+    # are left out here rather than by a subquery.
     open_tables = [
         match
-        for match in newest_open
+        for match in _open_tables()
         if all(seat.user_id != request.user.pk for seat in match.summary_seats())
     ][:OPEN_TABLES]
 

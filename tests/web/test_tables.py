@@ -418,3 +418,18 @@ def test_an_escoba_fragment_refers_to_its_card_drawings_which_the_page_holds_onc
     assert page.count('<symbol id="es-suit-') == 4
     assert '<use href="#es-suit-' in fragment
     assert "<symbol" not in fragment and "<path" not in fragment
+
+
+def test_the_lobby_lists_a_table_opened_or_joined_since_the_last_visit(
+    alice, bob, charlie, client_for
+):
+    page = client_for(charlie)
+    assert list(page.get(reverse("games:lobby")).context["open_tables"]) == []
+    first = actions.create_match(alice, variant("scout"), 3, ["open", "open"])
+    assert [m.pk for m in page.get(reverse("games:lobby")).context["open_tables"]] == [first.pk]
+    actions.join_match(first.pk, bob)
+    shown = page.get(reverse("games:lobby")).context["open_tables"]
+    assert [s.user_id for s in shown[0].summary_seats()][:2] == [alice.pk, bob.pk]
+    # Taking the last seat starts the match: it is no longer waiting.
+    actions.join_match(first.pk, charlie)
+    assert list(page.get(reverse("games:lobby")).context["open_tables"]) == []
