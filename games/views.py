@@ -24,7 +24,7 @@ from games import access, actions, registry
 from games.forms import NewTableForm
 from games.live_views import can_stream
 from games.log import describe_events, match_log, seat_names
-from games.models import Match, RuleVariant, Seat
+from games.models import Clock, Match, RuleVariant, Seat
 from games.present import describe_options, table_context
 
 
@@ -82,14 +82,31 @@ def _matches_of(seats) -> list[Match]:
 
 def _mine(user) -> dict:
     """The lobby's "My matches": the most urgent few, how many there are and how many await
-    the member (what live.js reads for the page's title and sound)."""
-    counts = Seat.objects.filter(user=user, live=True).aggregate(
-        total=Count("pk"), my_turns=Count("pk", filter=Q(to_move=True))
+    the member (what live.js reads for the page's title and sound).
+
+    The list is drawn once per change and kept: one aggregate over the member's live seats
+    (the ``seat_member_live`` index) counts them and finds their matches' latest change, and
+    every move, join, leave and end of a match writes ``updated_at``. The key has the minute
+    in it, for the time left on correspondence clocks; a member with a live clock running
+    somewhere gets the list drawn afresh (its seconds count down from when it was drawn).
+    """
+    stamp = Seat.objects.filter(user=user, live=True).aggregate(
+        total=Count("pk"),
+        my_turns=Count("pk", filter=Q(to_move=True)),
+        changed=Max("match__updated_at"),
+        live_clocks=Count("pk", filter=Q(match__clock=Clock.LIVE)),
     )
+    kept = stamp["total"] and not stamp["live_clocks"]
+    minute = timezone.now().replace(second=0, microsecond=0)
     return {
-        "mine": _matches_of(_my_live_seats(user)[:LOBBY_MATCHES]),
-        "mine_total": counts["total"],
-        "my_turns": counts["my_turns"],
+        "mine": SimpleLazyObject(lambda: _matches_of(_my_live_seats(user)[:LOBBY_MATCHES])),
+        "mine_total": stamp["total"],
+        "mine_shown": LOBBY_MATCHES,
+        "my_turns": stamp["my_turns"],
+        "mine_key": (
+            (user.pk, stamp["total"], stamp["my_turns"], stamp["changed"], minute) if kept else None
+        ),
+        "mine_cache_seconds": 60,
     }
 
 

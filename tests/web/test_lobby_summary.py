@@ -281,3 +281,39 @@ def test_the_full_list_of_my_matches_is_paginated(alice, bob, client_for, settin
     assert garbage.status_code == 200 and len(garbage.context["mine"]) == 3
     # Another member's page does not list them.
     assert client_for(bob).get(reverse("games:all_my_matches")).status_code == 200
+
+
+def _lobby_reads_the_list(client) -> tuple[str, bool]:
+    """The lobby's HTML and whether it read the member's live seats list (not just counted)."""
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get(reverse("games:lobby")).content.decode()
+    listed = any('"games_seat"."to_move" DESC' in q["sql"] for q in queries)
+    return html, listed
+
+
+def test_my_matches_are_kept_until_one_of_them_changes(alice, bob, client_for):
+    match = start_match("escoba", [alice, bob])
+    client = client_for(alice)
+    html, listed = _lobby_reads_the_list(client)
+    assert listed and match.get_absolute_url() in html
+    again, listed = _lobby_reads_the_list(client)
+    assert not listed and match.get_absolute_url() in again
+    # A move changes whose turn it is: the next visit draws the list again and shows it.
+    state = engine_state(match)
+    seat = match.engine.to_move(state)[0]
+    mover = alice if seat == 0 else bob
+    actions.play_move(match.pk, mover, match.engine.legal_moves(state, seat)[0].code, match.version)
+    html, listed = _lobby_reads_the_list(client)
+    assert listed
+    assert ("Your turn" in html or "Tu turno" in html) == (mover == bob)
+
+
+def test_my_matches_with_a_live_clock_running_are_drawn_afresh(alice, bob, client_for):
+    rules = variant("escoba")
+    rules.clock, rules.clock_minutes, rules.clock_increment = Clock.LIVE, 10, 0
+    rules.save()
+    start_match("escoba", [alice, bob])
+    client = client_for(alice)
+    _lobby_reads_the_list(client)
+    _html, listed = _lobby_reads_the_list(client)
+    assert listed
