@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import math
-
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -22,17 +20,6 @@ CLUB_TOP = 10
 # How long a drawn leaderboard page may be kept. Its key changes whenever a match ends, so this
 # only bounds what the key cannot see: an admin's rebuild of the ratings, a member renamed.
 BOARD_CACHE_SECONDS = 5 * 60
-
-
-def _page_number(raw: str | None, count: int) -> int:
-    """The page asked for, as ``Paginator.get_page`` reads it: not a number, the first page; past
-    the end, the last."""
-    pages = max(1, math.ceil(count / PAGE_SIZE))
-    try:
-        number = int(raw)
-    except (TypeError, ValueError):
-        return 1
-    return min(max(number, 1), pages)
 
 
 def _game_title_or_404(game: str) -> str:
@@ -95,12 +82,14 @@ def leaderboard(request, game):
             lambda: mine.place_in_leaderboard() // PAGE_SIZE + 1,
             BOARD_CACHE_SECONDS,
         )
-    number = _page_number(request.GET.get("page"), count)
+    paginator = Paginator(_leaderboard_queryset(game), PAGE_SIZE)
+    paginator.count = count  # counted above: no second COUNT(*)
+    # The page asked for, read as Django reads it (not a number: the first; past the end: the
+    # last). Its rows are a lazy queryset, read only when the kept copy is missing.
+    page = paginator.get_page(request.GET.get("page"))
+    number = page.number
 
     def board() -> dict:
-        paginator = Paginator(_leaderboard_queryset(game), PAGE_SIZE)
-        paginator.count = count  # counted above: no second COUNT(*)
-        page = paginator.page(number)
         return {
             "page_obj": page,
             "rows": board_rows(page.object_list, page.start_index(), request.user),
