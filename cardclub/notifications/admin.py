@@ -1,10 +1,12 @@
 from django.contrib import admin
 
+from cardclub.admin_base import ReadOnlyAdmin
+
 from .models import Notification
 
 
 @admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
+class NotificationAdmin(ReadOnlyAdmin):
     """Read-only: a notification is a record of what the site told a member."""
 
     list_display = [
@@ -21,12 +23,3 @@ class NotificationAdmin(admin.ModelAdmin):
     list_select_related = ["user", "match", "fixture__round"]
     raw_id_fields = ["user", "match", "fixture"]
     date_hierarchy = "created_at"
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False

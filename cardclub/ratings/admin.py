@@ -5,18 +5,9 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from cardclub.admin_base import ReadOnlyAdmin
+
 from .models import HeadToHead, MatchResult, Rating
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Rating)
