@@ -41,6 +41,9 @@ LOBBY_MATCHES = 12
 MATCHES_PER_PAGE = 30
 OPEN_TABLES = 50
 OPEN_TABLES_CACHE_SECONDS = 60
+# "My matches" is kept under a key that changes with every move at the member's matches and
+# every minute; this bounds only what the key cannot see (an opponent renamed).
+MINE_CACHE_SECONDS = 60
 # How long the lobby keeps a member's drawn "recently finished" list. Its key changes whenever
 # a match ends; this bounds only what the key cannot see (a member renamed).
 FINISHED_CACHE_SECONDS = 5 * 60
@@ -106,7 +109,7 @@ def _mine(user) -> dict:
         "mine_key": (
             (user.pk, stamp["total"], stamp["my_turns"], stamp["changed"], minute) if kept else None
         ),
-        "mine_cache_seconds": 60,
+        "mine_cache_seconds": MINE_CACHE_SECONDS,
     }
 
 

@@ -4,6 +4,7 @@ from django import template
 from django.template.loader import get_template
 from django.utils.html import format_html, format_html_join
 
+from cardclub.http import pk_url_maker
 from games import registry
 
 register = template.Library()
@@ -207,8 +208,6 @@ def my_match_rows(context, matches):
     drawn from each match's summary (no seat or member is fetched). In Python rather than a
     template loop: a member in a league week has many, and the loop was most of the lobby."""
     from django.utils.translation import gettext as _
-
-    from cardclub.http import pk_url_maker
 
     user = context["request"].user
     match_url, titles = pk_url_maker("games:match"), dict(registry.choices())
