@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from .models import (
+    Bye,
     Fixture,
     FixtureSeat,
     League,
@@ -29,6 +30,9 @@ class SeasonPlayerInline(admin.TabularInline):
     model = SeasonPlayer
     extra = 1
     autocomplete_fields = ["user"]
+    fields = ["user", "seed"]
+    # A Swiss gives seeds by rating when it starts; the pairings read them from then on.
+    readonly_fields = ["seed"]
 
 
 def _each(modeladmin, request, queryset, method, done_message):
@@ -52,7 +56,7 @@ class SeasonAdmin(admin.ModelAdmin):
     def generate_fixtures(self, request, queryset):
         _each(self, request, queryset, Season.generate_fixtures, _("fixtures generated."))
 
-    @admin.action(description=_("Move to the next round"))
+    @admin.action(description=_("Move to the next round (a Swiss: pair it from the standings)"))
     def next_round(self, request, queryset):
         _each(self, request, queryset, Season.next_round, _("moved to the next round."))
 
@@ -158,6 +162,18 @@ class RoundAdmin(admin.ModelAdmin):
     # Rounds are made with the season's fixtures; only their times are the admin's to move.
     readonly_fields = ["season", "number"]
     list_filter = ["season"]
+
+
+@admin.register(Bye)
+class ByeAdmin(admin.ModelAdmin):
+    """Byes are given by the pairing; the admin reads them here."""
+
+    list_display = ["round", "user", "points"]
+    list_filter = ["season"]
+    readonly_fields = ["season", "round", "user", "points"]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(ResultChange)

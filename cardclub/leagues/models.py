@@ -12,14 +12,14 @@ from django.conf import settings
 from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cardclub.notifications import services as notifications
 from games import registry
 from games.models import Match, RuleVariant
 
-from . import scheduling
+from . import scheduling, swiss, tiebreaks
 
 
 class LeagueError(Exception):
@@ -55,6 +55,7 @@ class Season(models.Model):
         SINGLE = "single", _("Round robin")
         DOUBLE = "double", _("Double round robin")
         TABLES = "tables", _("Rounds of tables")
+        SWISS = "swiss", _("Swiss")
 
     class Status(models.TextChoices):
         REGISTRATION = "registration", _("Registration open")
@@ -80,10 +81,31 @@ class Season(models.Model):
         default=6,
         help_text=_("For rounds of tables: how many rounds the season has."),
     )
+    swiss_rounds = models.PositiveSmallIntegerField(
+        _("Swiss rounds"),
+        default=5,
+        help_text=_(
+            "For a Swiss: how many rounds the season has (fewer than the members who play)."
+        ),
+    )
+    tie_breaks = models.JSONField(
+        _("tie-breaks"),
+        default=tiebreaks.default_order,
+        blank=True,
+        help_text=_(
+            "For a Swiss: the tie-breaks in order, from: buchholz, buchholz_cut1, "
+            "sonneborn_berger, head_to_head, wins."
+        ),
+    )
     round_days = models.PositiveSmallIntegerField(_("days per round"), default=7)
     points_win = models.SmallIntegerField(_("points for a win"), default=3)
     points_draw = models.SmallIntegerField(_("points for a draw"), default=1)
     points_loss = models.SmallIntegerField(_("points for a loss"), default=0)
+    points_bye = models.SmallIntegerField(
+        _("points for a bye"),
+        default=3,
+        help_text=_("For a Swiss: what the member left over in a round with an odd number gets."),
+    )
     points_by_rank = models.JSONField(
         _("points by place"),
         default=list,
@@ -114,11 +136,32 @@ class Season(models.Model):
 
     @property
     def is_round_robin(self) -> bool:
+        return self.format in (self.Format.SINGLE, self.Format.DOUBLE)
+
+    @property
+    def is_swiss(self) -> bool:
+        return self.format == self.Format.SWISS
+
+    @property
+    def is_two_player(self) -> bool:
+        """Fixtures of two, scored win/draw/loss (round robins and Swiss)."""
         return self.format != self.Format.TABLES
 
     @property
     def seats_per_fixture(self) -> int:
-        return 2 if self.is_round_robin else self.table_size
+        return 2 if self.is_two_player else self.table_size
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        bad = tiebreaks.unknown(self.tie_breaks)
+        if bad:
+            raise ValidationError(
+                {
+                    "tie_breaks": gettext("Not a tie-break, or given twice: %(codes)s.")
+                    % {"codes": ", ".join(bad)}
+                }
+            )
 
     def points_for(self, rank: int | None, shared: bool, forfeited: bool) -> int:
         """Points a seat earns: two-player fixtures use win/draw/loss (a shared first place is a
@@ -129,7 +172,7 @@ class Season(models.Model):
     def points_rule(self):
         """``points_for`` with the season's settings read once: standings call it thousands of
         times for a big season."""
-        if self.is_round_robin:
+        if self.is_two_player:
             win, draw, loss = self.points_win, self.points_draw, self.points_loss
 
             def two_player(rank, shared, forfeited):
@@ -158,13 +201,25 @@ class Season(models.Model):
         day = self.starts_on + timedelta(days=self.round_days * number)
         return timezone.make_aware(datetime.combine(day, time.min))
 
+    def locked(self) -> Season:
+        """This season read again under its row lock: the one way every "start" and "next
+        round" begins, so two admins pressing the same button queue and the second sees what
+        the first did."""
+        return Season.objects.select_for_update().select_related("league__variant").get(pk=self.pk)
+
+    def _refresh_from(self, season: Season) -> None:
+        self.status, self.current_round = season.status, season.current_round
+
     @transaction.atomic
     def generate_fixtures(self) -> int:
-        """Create every round and fixture of the season and start it. Refuses to run twice:
-        regenerating would throw away results already played."""
-        season = Season.objects.select_for_update().get(pk=self.pk)
+        """Create every round and fixture of the season and start it (a Swiss: its first round
+        only; the others are paired from the standings). Refuses to run twice: regenerating
+        would throw away results already played."""
+        season = self.locked()
         if season.status != self.Status.REGISTRATION or season.rounds.exists():
             raise LeagueError(gettext("This season's fixtures have already been generated."))
+        if season.is_swiss:
+            return season._start_swiss(self)
         players = list(season.players.order_by("joined_at", "pk").values_list("user_id", flat=True))
         size = season.seats_per_fixture
         if size not in season.league.variant.player_counts():
@@ -210,14 +265,118 @@ class Season(models.Model):
         notifications.notify_new_fixtures(season)
         return len(plan)
 
+    def _start_swiss(self, caller: Season) -> int:
+        """Seed the members by rating and pair the first round (under the season's lock)."""
+        players = list(self.players.order_by("joined_at", "pk"))
+        if 2 not in self.league.variant.player_counts():
+            raise LeagueError(
+                gettext("The league's house rules cannot be played with %(n)d players.") % {"n": 2}
+            )
+        if len(players) < 2:
+            raise LeagueError(
+                gettext("At least %(n)d members must join before fixtures can be made.") % {"n": 2}
+            )
+        if not 1 <= self.swiss_rounds < len(players):
+            raise LeagueError(
+                gettext(
+                    "A Swiss of %(members)d members has at most %(most)d rounds; "
+                    "this one is set to %(rounds)d."
+                )
+                % {"members": len(players), "most": len(players) - 1, "rounds": self.swiss_rounds}
+            )
+        from cardclub.ratings.models import Rating
+
+        rating = dict(
+            Rating.objects.filter(
+                game=self.league.game, user__in=[p.user_id for p in players]
+            ).values_list("user_id", "ordinal")
+        )
+        # Seeds by rating, best first; the unrated after the rated, in the order they joined.
+        players.sort(key=lambda p: (p.user_id not in rating, -rating.get(p.user_id, 0)))
+        for seed, player in enumerate(players, start=1):
+            player.seed = seed
+        SeasonPlayer.objects.bulk_update(players, ["seed"])
+        self._pair_swiss_round(1)
+        self.status = self.Status.RUNNING
+        self.current_round = 1
+        self.save(update_fields=["status", "current_round"])
+        caller._refresh_from(self)
+        notifications.notify_new_fixtures(self)
+        return 1
+
+    def _pair_swiss_round(self, number: int) -> Round:
+        """Pair round ``number`` from the results so far and write its fixtures and bye."""
+        seeds = dict(self.players.exclude(seed=None).values_list("seed", "user_id"))
+        try:
+            pairs = swiss.pair(swiss_history(self, seeds), self.swiss_rounds, self.swiss_points())
+        except swiss.PairingImpossible:
+            raise LeagueError(
+                gettext("Round %(n)d cannot be paired without two members meeting again.")
+                % {"n": number}
+            ) from None
+        # A round paired late still gets its full length.
+        deadline = max(self.deadline_for(number), timezone.now() + timedelta(days=self.round_days))
+        round_ = Round.objects.create(season=self, number=number, deadline=deadline)
+        games = [(a, b) for a, b in pairs if b is not None]
+        fixtures = Fixture.objects.bulk_create(
+            Fixture(round=round_, table=table, deadline=deadline)
+            for table in range(1, len(games) + 1)
+        )
+        FixtureSeat.objects.bulk_create(
+            FixtureSeat(fixture=fixture, index=index, user_id=seeds[seed])
+            for fixture, pair in zip(fixtures, games, strict=True)
+            for index, seed in enumerate(pair)
+        )
+        Bye.objects.bulk_create(
+            Bye(season=self, round=round_, user_id=seeds[a], points=self.points_bye)
+            for a, b in pairs
+            if b is None
+        )
+        return round_
+
+    def swiss_points(self) -> swiss.Points:
+        return swiss.Points(
+            win=self.points_win, draw=self.points_draw, loss=self.points_loss, bye=self.points_bye
+        )
+
+    @transaction.atomic
     def next_round(self) -> int:
-        if self.status != self.Status.RUNNING:
+        """Open the next round; a Swiss pairs it now, from the standings. Under the season's
+        lock, so two admins pressing the button at the same instant open one round: the second
+        finds the round the first paired still to play and is told so."""
+        season = self.locked()
+        if season.status != self.Status.RUNNING:
             raise LeagueError(gettext("Only a running season moves to its next round."))
-        last = self.rounds.count()
-        if self.current_round >= last:
+        if season.is_swiss:
+            number = season._next_swiss_round()
+            self._refresh_from(season)
+            return number
+        last = season.rounds.count()
+        if season.current_round >= last:
             raise LeagueError(gettext("This is already the season's last round."))
+        season.current_round += 1
+        season.save(update_fields=["current_round"])
+        self._refresh_from(season)
+        return self.current_round
+
+    def _next_swiss_round(self) -> int:
+        if self.current_round >= self.swiss_rounds:
+            raise LeagueError(gettext("This is already the season's last round."))
+        left = Fixture.objects.filter(round__season=self, round__number=self.current_round)
+        left = left.unplayed().count()
+        if left:
+            raise LeagueError(
+                ngettext(
+                    "Round %(n)d is not finished: %(left)d fixture is still to play.",
+                    "Round %(n)d is not finished: %(left)d fixtures are still to play.",
+                    left,
+                )
+                % {"n": self.current_round, "left": left}
+            )
+        self._pair_swiss_round(self.current_round + 1)
         self.current_round += 1
         self.save(update_fields=["current_round"])
+        notifications.notify_new_fixtures(self)
         return self.current_round
 
     def close(self) -> None:
@@ -232,6 +391,8 @@ class SeasonPlayer(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="league_seasons"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
+    # The starting number in a Swiss (1 = best rated), given when the season starts.
+    seed = models.PositiveSmallIntegerField(_("seed"), null=True, blank=True)
 
     class Meta:
         ordering = ["season", "joined_at"]
@@ -464,6 +625,72 @@ class FixtureSeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.fixture_id}/{self.index}: {self.user_id}"
+
+
+class Bye(models.Model):
+    """A Swiss round's member left over (an odd number play): no fixture, the season's bye
+    points. At most one per member and season, as the pairing rules say."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="byes")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="byes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="league_byes"
+    )
+    points = models.SmallIntegerField(_("points"))
+
+    class Meta:
+        ordering = ["round"]
+        verbose_name = _("bye")
+        verbose_name_plural = _("byes")
+        constraints = [
+            models.UniqueConstraint(fields=["season", "user"], name="one_bye_per_season")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round}: {self.user}"
+
+
+def outcome(mine: FixtureSeat, other: FixtureSeat) -> str:
+    """A two-player fixture's result for ``mine``: win, draw, loss or a forfeit."""
+    if mine.forfeited:
+        return "forfeit_loss"
+    if other.forfeited:
+        return "forfeit_win"
+    if mine.rank == 1:
+        return "draw" if other.rank == 1 else "win"
+    return "loss"
+
+
+def swiss_history(season: Season, seeds: dict[int, int]) -> list[swiss.Entrant]:
+    """The season so far as the pairing engine reads it: every seeded member's games, round
+    by round, from two queries."""
+    by_user = {user_id: swiss.Entrant(seed=seed) for seed, user_id in seeds.items()}
+    rounds = season.current_round
+    games: dict[int, dict[int, swiss.Game]] = {user_id: {} for user_id in by_user}
+    seats = (
+        FixtureSeat.objects.filter(fixture__round__season=season)
+        .select_related("fixture__round")
+        .only("fixture__round__number", "index", "user_id", "rank", "forfeited")
+        .order_by("fixture_id", "index")
+    )
+    pairs: dict[int, list[FixtureSeat]] = {}
+    for seat in seats:
+        pairs.setdefault(seat.fixture_id, []).append(seat)
+    for first, second in (pair for pair in pairs.values() if len(pair) == 2):
+        number = first.fixture.round.number
+        for mine, other in ((first, second), (second, first)):
+            if mine.user_id in games and other.user_id in by_user:
+                games[mine.user_id][number] = swiss.Game(
+                    by_user[other.user_id].seed, mine.index == 0, outcome(mine, other)
+                )
+    for user_id, number in Bye.objects.filter(season=season).values_list(
+        "user_id", "round__number"
+    ):
+        if user_id in games:
+            games[user_id][number] = swiss.Game(None)
+    for user_id, entrant in by_user.items():
+        entrant.games = [games[user_id].get(n) for n in range(1, rounds + 1)]
+    return list(by_user.values())
 
 
 class ResultChange(models.Model):

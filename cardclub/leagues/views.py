@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.db.models import Count, Prefetch
+from django.db.models import Count, Prefetch, Q
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -25,11 +25,30 @@ def league_list(request):
     return TemplateResponse(request, "leagues/list.html", {"leagues": leagues})
 
 
-def _round_fixtures(round_):
-    """One round's fixtures with their seats and matches, in two queries."""
+# A 200-member Swiss has 100 tables a round: shown in pages, the member's own always with them.
+TABLES_PER_PAGE = 40
+
+
+def _chosen_page(request, pages: int) -> int:
+    try:
+        return min(max(int(request.GET.get("tables", "1")), 1), pages)
+    except ValueError:
+        return 1
+
+
+def _round_fixtures(round_, user, page: int = 1):
+    """One page of a round's fixtures (and the member's own) with their seats and matches, in
+    two queries."""
     seats = Prefetch("seats", queryset=FixtureSeat.objects.select_related("user").order_by("index"))
+    first = (page - 1) * TABLES_PER_PAGE + 1
+    wanted = Q(table__range=(first, first + TABLES_PER_PAGE - 1))
+    if user.is_authenticated:
+        wanted |= Q(
+            pk__in=FixtureSeat.objects.filter(user=user, fixture__round=round_).values("fixture_id")
+        )
     return list(
-        round_.fixtures.select_related("match")
+        round_.fixtures.filter(wanted)
+        .select_related("match")
         .only("round_id", "table", "deadline", "status", "match__status", "match_id")
         .prefetch_related(seats)
         .order_by("table")
@@ -51,19 +70,36 @@ def season_page(request, pk):
     """Standings, crosstable and one round's fixtures. Only one round at a time: a 40-member
     double round robin has 1,560 fixtures, far too many for one page (or a phone)."""
     season = access.season_or_404(pk)
-    players = dict(season.players.values_list("user_id", "user__username"))
-    table, cross = standings.season_tables(season, players)
+    players, byes = standings.members(season)
+    table, cross = standings.season_tables(season, players, byes)
     rounds = list(season.rounds.order_by("number"))
     shown = _chosen_round(request, season, rounds)
-    fixtures = _round_fixtures(shown) if shown else []
+    pages = max(1, -(-(len(players) // season.seats_per_fixture) // TABLES_PER_PAGE))
+    page = _chosen_page(request, pages)
+    fixtures = _round_fixtures(shown, request.user, page) if shown else []
     now = timezone.now()
     seated = set()
     for fixture in fixtures:
         fixture.mine = any(s.user_id == request.user.pk for s in fixture.seats.all())
         fixture.overdue = fixture.is_overdue(now)
         seated.update(s.user_id for s in fixture.seats.all())
-    # Those not at any table in the round sit out (a bye); show them so nobody wonders.
-    sitting_out = sorted(name for uid, name in players.items() if uid not in seated)
+    # Those not at any table in the round sit out (a bye); show them so nobody wonders. With
+    # the round in pages only a Swiss knows (its byes); the others' sit-outs need every table.
+    if season.is_swiss:
+        sitting_out = sorted(players[uid] for n, uid, _p in byes if shown and n == shown.number)
+    elif pages == 1:
+        sitting_out = sorted(name for uid, name in players.items() if uid not in seated)
+    else:
+        sitting_out = []
+    labels = (
+        [
+            standings.TIE_BREAK_LABELS[c]
+            for c in season.tie_breaks
+            if c in standings.TIE_BREAK_LABELS
+        ]
+        if season.is_swiss
+        else []
+    )
     return TemplateResponse(
         request,
         "leagues/season.html",
@@ -71,6 +107,16 @@ def season_page(request, pk):
             "season": season,
             "standings": table,
             "crosstable": cross,
+            "tie_break_labels": labels,
+            "standings_columns": 8 + len(labels),
+            "round_numbers": range(1, season.current_round + 1),
+            "table_pages": [
+                (p, f"{(p - 1) * TABLES_PER_PAGE + 1}–{p * TABLES_PER_PAGE}")
+                for p in range(1, pages + 1)
+            ]
+            if pages > 1
+            else [],
+            "table_page": page,
             "rounds": rounds,
             "round": shown,
             "fixtures": fixtures,
