@@ -212,18 +212,12 @@ class MatchQuerySet(models.QuerySet):
     def open(self):
         return self.filter(status=Match.Status.OPEN)
 
-    def live(self):
-        return self.filter(status__in=Match.LIVE_STATUSES)
-
     def listed(self):
         """Only the columns a list of matches shows, with the house rules' names (never the
         state: see ``Match.summary``)."""
         return self.select_related("variant").only(
             *Match.LIST_FIELDS, "variant__name_es", "variant__name_en"
         )
-
-    def for_user(self, user):
-        return self.filter(seats__user=user)
 
     def newest_finished_pk(self) -> int:
         """The match that finished last (0 before the first): one entry of the ``(status,
@@ -347,9 +341,6 @@ class Match(models.Model):
     @property
     def is_over(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.ABANDONED)
-
-    def load_state(self):
-        return self.engine.load(self.state)
 
     def replay(self, upto: int | None = None):
         """Rebuild the state from the seed and the move log (the first ``upto`` moves)."""

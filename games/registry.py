@@ -105,10 +105,6 @@ def title(key: str) -> str:
     return get(key).title
 
 
-def engines() -> dict[str, ModuleType]:
-    return {config.key: config.engine for config in games()}
-
-
 def choices() -> list[tuple[str, str]]:
     """``(key, title)`` for the ``choices`` of every model field that holds a game key.
 

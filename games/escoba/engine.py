@@ -433,14 +433,6 @@ def hand_points(
     return [side.total for side in _breakdown(piles, escobas, tie_points)]
 
 
-def hand_breakdown(
-    piles: Sequence[Sequence[str]], escobas: Sequence[int], tie_points: str = "each"
-) -> list[dict[str, Any]]:
-    """:func:`hand_points` item by item, per side, as the view shows it after a hand."""
-    _check_tie_points(tie_points)
-    return [_side_score_dict(side) for side in _breakdown(piles, escobas, tie_points)]
-
-
 def _side_score_dict(side: SideScore) -> dict[str, Any]:
     return {
         "cards": side.cards,

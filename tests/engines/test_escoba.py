@@ -429,7 +429,10 @@ def test_hand_points_count_escobas_the_siete_de_oros_and_the_three_majorities():
     ours = ["7o", "7c", "7e", "1o", "2o", "3o", "4o", "5o", "1c", "2c", "3c", "4c"]
     theirs = [c for c in esc.DECK if c not in ours]
     assert esc.hand_points([ours, theirs], [2, 1]) == [2 + 1 + 1 + 0 + 1, 1 + 0 + 0 + 1 + 0]
-    breakdown = esc.hand_breakdown([ours, theirs], [2, 1])
+    # Item by item, per side, as the view shows it after a hand.
+    breakdown = [
+        esc._side_score_dict(side) for side in esc._breakdown([ours, theirs], [2, 1], "each")
+    ]
     assert breakdown[0]["points"] == {
         "escobas": 2,
         "siete_de_oros": 1,
