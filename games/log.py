@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from games import registry
+from games.engine import replay_logged
 from games.models import Match
 
 
@@ -62,7 +63,7 @@ def match_log(match: Match, seats=None, records=None) -> list[Group]:
             late.setdefault(seat.timed_out_after, []).append(seat)
     if records is None:
         records = list(match.moves.order_by("seq").values_list("seat", "code"))
-    state = engine.new_game(match.players, options=match.options, seed=match.seed)
+    first = match.new_game()
     groups: list[Group] = []
     ended = 0  # rounds ended so far, for games whose events do not carry their number
 
@@ -84,11 +85,10 @@ def match_log(match: Match, seats=None, records=None) -> list[Group]:
                 groups.append(Group(ended + 1, group_title(app.present, ended + 1)))
             groups[-1].lines.append(time_out_line(seat))
 
-    for event in engine.view(state, None)["last_moves"]:
+    for event in engine.view(first, None)["last_moves"]:
         add(event, None)
     add_time_outs(0)
-    for number, (seat, code) in enumerate(records, start=1):
-        state, events = engine.apply_logged(state, seat, engine.parse_move(code))
+    for number, (_state, events) in enumerate(replay_logged(engine, first, records), start=1):
         for event in events:
             add(event, number)
         add_time_outs(number)

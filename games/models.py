@@ -20,7 +20,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.engine import InvalidOptions
+from games.engine import InvalidOptions, replay
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
 BOT_LEVEL_NAMES = dict(BOT_LEVELS)
@@ -342,16 +342,20 @@ class Match(models.Model):
     def is_over(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.ABANDONED)
 
-    def replay(self, upto: int | None = None):
-        """Rebuild the state from the seed and the move log (the first ``upto`` moves)."""
-        engine = self.engine
-        state = engine.new_game(self.players, options=self.options, seed=self.seed)
-        records = self.moves.order_by("seq")
+    def new_game(self):
+        """The engine's first state for this match's players, house rules and seed."""
+        return self.engine.new_game(self.players, options=self.options, seed=self.seed)
+
+    def replay(self, upto: int | None = None, moves=None):
+        """Rebuild the state from the seed and the move log (the first ``upto`` moves).
+
+        ``moves``: the log as ``(seat, code)`` pairs when the caller has it already.
+        """
+        if moves is None:
+            moves = self.moves.order_by("seq").values_list("seat", "code")
         if upto is not None:
-            records = records[:upto]
-        for record in records:
-            state = engine.apply(state, record.seat, engine.parse_move(record.code))
-        return state
+            moves = moves[:upto]
+        return replay(self.engine, self.new_game(), moves)
 
     #: The ``format`` of :meth:`export`; bump ``EXPORT_VERSION`` when a field changes meaning.
     EXPORT_FORMAT = "cardclub-match"

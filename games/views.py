@@ -431,9 +431,7 @@ def replay(request, pk):
     except ValueError:
         step = len(records)
     step = max(0, min(step, len(records)))
-    state = engine.new_game(match.players, options=match.options, seed=match.seed)
-    for seat, code in records[:step]:
-        state = engine.apply(state, seat, engine.parse_move(code))
+    state = match.replay(upto=step, moves=records)
     data = engine.dump(state)
     view = engine.view(state, None)
     seats = list(match.seats.all())

@@ -36,7 +36,7 @@ def position(players=2, options=None, **fields):
     fields.setdefault("escobas", (0,) * n_sides)
     fields.setdefault("last_capturer", None)
     fields.setdefault("scores", (0,) * n_sides)
-    fields.setdefault("history", ())
+    fields.setdefault("last_moves", ())
     fields.setdefault("last_hand", None)
     if "deck" not in fields:
         placed = {c for h in fields["hands"] for c in h} | set(fields["table"])
@@ -635,7 +635,7 @@ def test_the_view_gives_pile_statistics_per_side():
 def test_last_moves_keep_the_ten_most_recent():
     state = random_playout(2, None, seed=3)
     moves = esc.view(state, 0)["last_moves"]
-    assert len(moves) == esc.HISTORY and moves[-1]["kind"] == "last_take"
+    assert len(moves) == esc.LAST_MOVES and moves[-1]["kind"] == "last_take"
 
 
 def test_dump_and_load_round_trip_through_json():
