@@ -1,28 +1,10 @@
-"""The contract every game engine meets.
+"""What every engine builds on (pure Python, no Django import).
 
-An engine is a pure Python module (no Django import) under ``games/<key>/engine.py`` that exposes:
-
-``INFO``                 an :class:`Info` (key, title, min and max players)
-``OPTIONS``              a tuple of :class:`Option`, the house rules an admin may set
-``DECK``                 a tuple of every card id the game uses (all player counts)
-``new_game(players, options=None, seed=0)``
-                         the first state; bad options or player count raise :class:`InvalidOptions`
-``to_move(state)``       tuple of seats whose decision is awaited (empty when over)
-``legal_moves(state, seat)``
-                         list of moves (frozen, hashable); each has a short ``code``
-``parse_move(code)``     the move for a code; garbage raises :class:`InvalidMove`
-``apply(state, seat, move)``
-                         the next state; an illegal move raises :class:`IllegalMove`
-``view(state, seat)``    a JSON-able dict of exactly what ``seat`` may see (``None``: a spectator)
-``is_over(state)``, ``outcome(state)``
-                         when over: a list of ``{"seat", "score", "rank"}``, rank 1 best
-``dump(state)``, ``load(data)``
-                         JSON round trip; hidden zones under ``"hands"`` and ``"deck"``
-``all_cards(state)``     every card currently in some zone, each once (tests check conservation)
-``sample_state(view, rng)``
-                         a full state consistent with a seat's ``view``: the cards that seat cannot
-                         see are dealt at random (``rng`` is a ``random.Random``). Bots search on it;
-                         it never reads the real hidden cards because it is never given them.
+What an engine module must provide is :class:`games.contract.Engine`. This module holds the
+pieces they share: the errors a person reads (:class:`InvalidOptions`, :class:`InvalidMove`,
+:class:`IllegalMove`), :class:`Info` and :class:`Option` with :func:`resolve_options` and
+:func:`check_players`, :func:`logged_apply` (an engine's ``apply_logged``), and
+:func:`replay` / :func:`replay_logged` (a move log played from a first state).
 
 States are immutable: ``apply`` returns a new state and never changes its input. Every shuffle
 comes from the game's seed through :func:`games.cards.shuffled`.

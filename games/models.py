@@ -20,7 +20,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.engine import InvalidOptions, replay
+from games.engine import EngineError, InvalidOptions, replay
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
 BOT_LEVEL_NAMES = dict(BOT_LEVELS)
@@ -187,24 +187,22 @@ class RuleVariant(models.Model):
         raise ValidationError(translate_engine_error(last_error))
 
 
-def translate_engine_error(error, game: str | None = None) -> str:
+def translate_engine_error(error: Exception, game: str | None = None) -> str:
     """An engine's English message template, translated, with its parameters filled in.
 
     With ``game``, a ``card`` parameter (a card id such as "3e") is given by the card's name
-    ("3 de espadas") through the game's ``present.card_name``: members never see card ids.
+    ("3 de espadas") through the game's ``card_name``: members never see card ids.
     """
     from django.utils.translation import gettext
 
-    template = getattr(error, "template", None)
-    if template is None:
+    if not isinstance(error, EngineError):
         return str(error)
-    params = dict(getattr(error, "params", {}) or {})
-    present = registry.present(game) if game and registry.is_game(game) else None
-    if present is not None and hasattr(present, "card_name") and "card" in params:
+    params = dict(error.params)
+    if game and registry.is_game(game) and "card" in params:
         # Not a card id after all (garbage from a form): keep it as it was typed.
         with contextlib.suppress(KeyError, ValueError, IndexError):
-            params["card"] = present.card_name(str(params["card"]))
-    text = gettext(template)
+            params["card"] = registry.present(game).card_name(str(params["card"]))
+    text = gettext(error.template)
     return text % params if params else text
 
 
