@@ -164,6 +164,34 @@ class RoundAdmin(admin.ModelAdmin):
     list_filter = ["season"]
 
 
+@admin.register(SeasonPlayer)
+class SeasonPlayerAdmin(admin.ModelAdmin):
+    """Who plays in which season; where the admin withdraws a member by the season's rule."""
+
+    list_display = ["user", "season", "seed", "joined_at", "withdrawn_at", "withdrawal"]
+    list_filter = ["season"]
+    search_fields = ["user__username"]
+    autocomplete_fields = ["user"]
+    readonly_fields = ["seed", "withdrawn_at", "withdrawal"]
+    actions = ["withdraw"]
+
+    def has_manage_league_results_permission(self, request) -> bool:
+        return request.user.has_perm("leagues.manage_league_results")
+
+    @admin.action(
+        description=_("Withdraw: by the season's rule (forfeit the rest, or void every result)"),
+        permissions=["manage_league_results"],
+    )
+    def withdraw(self, request, queryset):
+        for player in queryset.select_related("season", "user"):
+            try:
+                player.season.withdraw(player.user, by=request.user)
+            except LeagueError as error:
+                self.message_user(request, f"{player}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{player}: {_('withdrawn.')}", messages.SUCCESS)
+
+
 @admin.register(Bye)
 class ByeAdmin(admin.ModelAdmin):
     """Byes are given by the pairing; the admin reads them here."""

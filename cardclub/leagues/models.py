@@ -11,7 +11,7 @@ from datetime import datetime, time, timedelta
 from django.conf import settings
 from django.db import models, transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -123,10 +123,34 @@ class Season(models.Model):
     results_version = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class WithdrawalRule(models.TextChoices):
+        FORFEIT = "forfeit", _("Their remaining fixtures are forfeited")
+        VOID = "void", _("All their results are void")
+
+    registration_opens = models.DateTimeField(
+        _("registration opens"),
+        null=True,
+        blank=True,
+        help_text=_("Empty: members may register as soon as the season is open for it."),
+    )
+    registration_closes = models.DateTimeField(
+        _("registration closes"),
+        null=True,
+        blank=True,
+        help_text=_("Empty: until the season starts. The admin may still add members."),
+    )
+    withdrawal_rule = models.CharField(
+        _("when a member withdraws"),
+        max_length=8,
+        choices=WithdrawalRule.choices,
+        default=WithdrawalRule.FORFEIT,
+    )
+
     class Meta:
         ordering = ["-starts_on", "-pk"]
         verbose_name = _("season")
         verbose_name_plural = _("seasons")
+        permissions = [("manage_league_results", _("Can manage league results"))]
 
     def __str__(self) -> str:
         return f"{self.league} — {self.name}"
@@ -190,10 +214,61 @@ class Season(models.Model):
 
         return by_place
 
-    def add_player(self, user) -> SeasonPlayer:
+    def registration_problem(self, now=None) -> str | None:
+        """Why a member cannot register now, or None when they can."""
+        now = now or timezone.now()
         if self.status != self.Status.REGISTRATION:
-            raise LeagueError(gettext("Registration for this season is closed."))
+            return gettext("Registration for this season is closed.")
+        if self.registration_opens and now < self.registration_opens:
+            return gettext("Registration opens on %(when)s.") % {
+                "when": formats.date_format(
+                    timezone.localtime(self.registration_opens), "SHORT_DATETIME_FORMAT"
+                )
+            }
+        if self.registration_closes and now >= self.registration_closes:
+            return gettext("Registration closed on %(when)s.") % {
+                "when": formats.date_format(
+                    timezone.localtime(self.registration_closes), "SHORT_DATETIME_FORMAT"
+                )
+            }
+        return None
+
+    def add_player(self, user) -> SeasonPlayer:
+        """A member registers themselves: only in the registration window."""
+        problem = self.registration_problem()
+        if problem:
+            raise LeagueError(problem)
         player, _created = SeasonPlayer.objects.get_or_create(season=self, user=user)
+        return player
+
+    @transaction.atomic
+    def withdraw(self, user, by=None) -> SeasonPlayer | None:
+        """The member leaves the season. Before it starts they simply leave (``None``); once it
+        runs, the season's rule decides what becomes of their fixtures, and the standings say
+        so. Under the season's lock, so a withdrawal and a Swiss pairing never cross."""
+        season = self.locked()
+        player = SeasonPlayer.objects.filter(season=season, user=user).first()
+        if player is None:
+            raise LeagueError(gettext("You are not in this season."))
+        if season.status == self.Status.REGISTRATION:
+            player.delete()
+            return None
+        if season.status != self.Status.RUNNING:
+            raise LeagueError(gettext("This season is over: nobody withdraws from it now."))
+        if player.withdrawn_at:
+            raise LeagueError(gettext("You have already withdrawn from this season."))
+        player.withdrawn_at = timezone.now()
+        player.withdrawal = season.withdrawal_rule
+        player.save(update_fields=["withdrawn_at", "withdrawal"])
+        fixtures = Fixture.objects.filter(round__season=season, seats__user=user)
+        if player.withdrawal == self.WithdrawalRule.VOID:
+            for fixture in fixtures.exclude(status=Fixture.Status.VOID):
+                fixture.void(by, gettext("Void: %(name)s withdrew") % {"name": user.get_username()})
+        else:
+            note = gettext("Forfeit: %(name)s withdrew") % {"name": user.get_username()}
+            for fixture in fixtures.unplayed():
+                seat = fixture.seats.get(user=user)
+                fixture.record_forfeit({seat.index}, by=by, note=note)
         return player
 
     def deadline_for(self, number: int) -> datetime:
@@ -305,10 +380,22 @@ class Season(models.Model):
         return 1
 
     def _pair_swiss_round(self, number: int) -> Round:
-        """Pair round ``number`` from the results so far and write its fixtures and bye."""
-        seeds = dict(self.players.exclude(seed=None).values_list("seed", "user_id"))
+        """Pair round ``number`` from the results so far and write its fixtures and bye.
+        Members the admin added since the start get the next seeds (they missed the rounds
+        before); those who withdrew are not paired."""
+        late = list(self.players.filter(seed=None).order_by("joined_at", "pk"))
+        if late:
+            last = self.players.aggregate(models.Max("seed"))["seed__max"] or 0
+            for offset, player in enumerate(late, start=1):
+                player.seed = last + offset
+            SeasonPlayer.objects.bulk_update(late, ["seed"])
+        rows = self.players.values_list("seed", "user_id", "withdrawn_at")
+        seeds = {seed: user_id for seed, user_id, _w in rows}
+        absent = {user_id for _s, user_id, withdrawn in rows if withdrawn}
         try:
-            pairs = swiss.pair(swiss_history(self, seeds), self.swiss_rounds, self.swiss_points())
+            pairs = swiss.pair(
+                swiss_history(self, seeds, absent), self.swiss_rounds, self.swiss_points()
+            )
         except swiss.PairingImpossible:
             raise LeagueError(
                 gettext("Round %(n)d cannot be paired without two members meeting again.")
@@ -391,6 +478,13 @@ class SeasonPlayer(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="league_seasons"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
+    withdrawn_at = models.DateTimeField(_("withdrew"), null=True, blank=True)
+    withdrawal = models.CharField(
+        _("withdrawal rule applied"),
+        max_length=8,
+        choices=Season.WithdrawalRule.choices,
+        blank=True,
+    )
     # The starting number in a Swiss (1 = best rated), given when the season starts.
     seed = models.PositiveSmallIntegerField(_("seed"), null=True, blank=True)
 
@@ -468,6 +562,7 @@ class Fixture(models.Model):
         PLAYING = "playing", _("Playing")
         PLAYED = "played", _("Played")
         FORFEIT = "forfeit", _("Forfeit")
+        VOID = "void", _("Void")
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="fixtures")
     table = models.PositiveSmallIntegerField(_("table"), default=1)
@@ -503,7 +598,8 @@ class Fixture(models.Model):
         return self.status in (self.Status.PLAYED, self.Status.FORFEIT)
 
     def is_overdue(self, now=None) -> bool:
-        return not self.has_result and self.deadline < (now or timezone.now())
+        unplayed = self.status in (self.Status.SCHEDULED, self.Status.PLAYING)
+        return unplayed and self.deadline < (now or timezone.now())
 
     def holding_up(self) -> set[int]:
         """The seats that lose an overdue fixture: everyone when it never started (neither side
@@ -565,6 +661,21 @@ class Fixture(models.Model):
             for row in rows.values():
                 row["rank"] = None
         self._set_result(rows, self.Status.FORFEIT, by, note or gettext("Forfeit"))
+
+    def void(self, by=None, note: str = "") -> None:
+        """The fixture no longer counts, for anybody (a withdrawal under the "void" rule); its
+        seats keep what they were for the audit line."""
+        self.status = lock_fixture(self.pk).status
+        before = [[s.index, s.rank, s.score, s.forfeited] for s in self.seats.all()]
+        Season.objects.filter(rounds__fixtures=self).update(
+            results_version=models.F("results_version") + 1
+        )
+        self.status = self.Status.VOID
+        self.result_at = timezone.now()
+        self.save(update_fields=["status", "result_at"])
+        ResultChange.objects.create(
+            fixture=self, changed_by=by, note=note or gettext("Void"), before=before, after=[]
+        )
 
     def extend_deadline(self, days: int, by=None) -> None:
         self.deadline = max(self.deadline, timezone.now()) + timedelta(days=days)
@@ -661,14 +772,18 @@ def outcome(mine: FixtureSeat, other: FixtureSeat) -> str:
     return "loss"
 
 
-def swiss_history(season: Season, seeds: dict[int, int]) -> list[swiss.Entrant]:
+def swiss_history(season: Season, seeds: dict[int, int], absent=frozenset()) -> list[swiss.Entrant]:
     """The season so far as the pairing engine reads it: every seeded member's games, round
-    by round, from two queries."""
-    by_user = {user_id: swiss.Entrant(seed=seed) for seed, user_id in seeds.items()}
+    by round, from two queries (a void fixture is no game). ``absent``: members not to pair."""
+    by_user = {
+        user_id: swiss.Entrant(seed=seed, playing=user_id not in absent)
+        for seed, user_id in seeds.items()
+    }
     rounds = season.current_round
     games: dict[int, dict[int, swiss.Game]] = {user_id: {} for user_id in by_user}
     seats = (
         FixtureSeat.objects.filter(fixture__round__season=season)
+        .exclude(fixture__status=Fixture.Status.VOID)
         .select_related("fixture__round")
         .only("fixture__round__number", "index", "user_id", "rank", "forfeited")
         .order_by("fixture_id", "index")

@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.db import connections, models
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from . import tiebreaks
@@ -58,6 +59,7 @@ class Row:
     results: list = field(default_factory=list)  # (fixture_id, points) for head to head
     tie_values: list = field(default_factory=list)  # a Swiss's tie-breaks, in the season's order
     cells: str = ""  # the row as table cells (see ``_row_cells``)
+    withdrawn: bool = False
 
     @property
     def score_difference(self) -> int:
@@ -92,24 +94,27 @@ def load_results(season: Season) -> list[list[Result]]:
     return list(fixtures.values())
 
 
-def members(season: Season) -> tuple[dict[int, str], list[tuple[int, int, int]]]:
-    """The season's members (id: name) and, for a Swiss, its byes as (round number, member id,
-    points), in one query: a member has at most one bye a season (a constraint says so), so
-    the bye rides along on the member's row."""
-    query = season.players.values_list("user_id", "user__username")
-    if not season.is_swiss:
-        return dict(query), []
-    bye = Bye.objects.filter(season=season, user=models.OuterRef("user"))
-    rows = query.annotate(
-        bye_round=models.Subquery(bye.values("round__number")[:1]),
-        bye_points=models.Subquery(bye.values("points")[:1]),
-    )
-    players, byes = {}, []
-    for user_id, name, number, points in rows:
-        players[user_id] = name
-        if number is not None:
-            byes.append((number, user_id, points))
-    return players, byes
+def members(season: Season):
+    """The season's members (id: name), its withdrawals (id: the rule applied) and, for a
+    Swiss, its byes as (round number, member id, points), in one query: a member has at most
+    one bye a season (a constraint says so), so the bye rides along on the member's row. A
+    member whose results were voided has no row in the standings."""
+    query = season.players.values_list("user_id", "user__username", "withdrawal")
+    if season.is_swiss:
+        bye = Bye.objects.filter(season=season, user=models.OuterRef("user"))
+        query = query.annotate(
+            bye_round=models.Subquery(bye.values("round__number")[:1]),
+            bye_points=models.Subquery(bye.values("points")[:1]),
+        )
+    players, withdrawn, byes = {}, {}, []
+    for user_id, name, withdrawal, *bye in query:
+        if withdrawal:
+            withdrawn[user_id] = (name, withdrawal)
+        if withdrawal != Season.WithdrawalRule.VOID:
+            players[user_id] = name
+        if bye and bye[0] is not None:
+            byes.append((bye[0], user_id, bye[1]))
+    return players, withdrawn, byes
 
 
 def _format(value: float) -> str:
@@ -177,8 +182,15 @@ def compute(
         )
     for position, row in enumerate(ordered, start=1):
         row.position = position
-        row.cells = _row_cells(row)
     return ordered
+
+
+def with_cells(rows: list[Row], withdrawn=()) -> list[Row]:
+    """Each row's cells, the withdrawn marked as such."""
+    for row in rows:
+        row.withdrawn = row.user_id in withdrawn
+        row.cells = _row_cells(row)
+    return rows
 
 
 def _row_cells(row: Row) -> str:
@@ -186,8 +198,9 @@ def _row_cells(row: Row) -> str:
     ten values cost the page most of its time when the template rendered them one by one.
     The name is escaped; everything else is a number."""
     ties = "".join(f"<td>{value}</td>" for value in row.tie_values)
+    mark = f' <small class="muted">({escape(gettext("withdrew"))})</small>' if row.withdrawn else ""
     return mark_safe(  # noqa: S308
-        f'<td>{row.position}</td><th scope="row">{escape(row.name)}</th>'
+        f'<td>{row.position}</td><th scope="row">{escape(row.name)}{mark}</th>'
         f"<td><strong>{row.points}</strong></td>{ties}<td>{row.played}</td><td>{row.won}</td>"
         f"<td>{row.drawn}</td><td>{row.lost}</td>"
         f'<td class="wide">{row.score_for}–{row.score_against}</td>'
@@ -282,24 +295,26 @@ def crosstable(
     return table
 
 
-def season_tables(season: Season, players: dict[int, str], byes=()):
+def season_tables(season: Season, players: dict[int, str], byes=(), withdrawn=()):
     """Standings and (for round robins) crosstable, from the cache when the season's results and
     members have not changed since they were computed. Every result change bumps
     ``results_version``, so the key changes with it: the tables stay live, but a busy season
     page does not recompute 3,000 results on every view."""
     # The creation time too: a database reset (or a test's rollback) may reuse a season's id.
     # The current round too: pairing a Swiss round gives its bye its points.
-    key = "leagues:tables:%d:%d:%d:%d:%d" % (
+    # And the language: the rows carry a word ("withdrew").
+    key = "leagues:tables:%s:%d:%d:%d:%d:%d" % (
+        get_language(),
         season.pk,
         season.created_at.timestamp() * 1e6,
         season.results_version,
         season.current_round,
-        hash(tuple(sorted(players.items()))),
+        hash((tuple(sorted(players.items())), tuple(sorted(withdrawn)))),
     )
     tables = cache.get(key)
     if tables is None:
         results = load_results(season)
-        rows = compute(season, players, results, byes)
+        rows = with_cells(compute(season, players, results, byes), withdrawn)
         if season.is_swiss:
             cross = swiss_crosstable(rows, results, byes, season.current_round) or None
         elif season.is_round_robin and results:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("", views.league_list, name="list"),
     path("season/<id:pk>/", views.season_page, name="season"),
     path("season/<id:pk>/join/", views.join, name="join"),
+    path("season/<id:pk>/withdraw/", views.withdraw, name="withdraw"),
     path("fixture/<id:pk>/ready/", views.ready, name="ready"),
     path("fixture/<id:pk>/unready/", views.unready, name="unready"),
 ]

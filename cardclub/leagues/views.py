@@ -70,8 +70,8 @@ def season_page(request, pk):
     """Standings, crosstable and one round's fixtures. Only one round at a time: a 40-member
     double round robin has 1,560 fixtures, far too many for one page (or a phone)."""
     season = access.season_or_404(pk)
-    players, byes = standings.members(season)
-    table, cross = standings.season_tables(season, players, byes)
+    players, withdrawn, byes = standings.members(season)
+    table, cross = standings.season_tables(season, players, byes, withdrawn)
     rounds = list(season.rounds.order_by("number"))
     shown = _chosen_round(request, season, rounds)
     pages = max(1, -(-(len(players) // season.seats_per_fixture) // TABLES_PER_PAGE))
@@ -86,7 +86,8 @@ def season_page(request, pk):
     # Those not at any table in the round sit out (a bye); show them so nobody wonders. With
     # the round in pages only a Swiss knows (its byes); the others' sit-outs need every table.
     if season.is_swiss:
-        sitting_out = sorted(players[uid] for n, uid, _p in byes if shown and n == shown.number)
+        names = {**{uid: name for uid, (name, _rule) in withdrawn.items()}, **players}
+        sitting_out = sorted(names[uid] for n, uid, _p in byes if shown and n == shown.number)
     elif pages == 1:
         sitting_out = sorted(name for uid, name in players.items() if uid not in seated)
     else:
@@ -127,6 +128,14 @@ def season_page(request, pk):
             "is_player": request.user.pk in players,
             "can_join": season.status == Season.Status.REGISTRATION
             and request.user.pk not in players,
+            "registration_problem": season.registration_problem(now),
+            "can_withdraw": season.status == Season.Status.RUNNING
+            and request.user.pk in players
+            and request.user.pk not in withdrawn,
+            "withdrawals": [
+                (name, Season.WithdrawalRule(rule).label)
+                for _uid, (name, rule) in sorted(withdrawn.items(), key=lambda i: i[1][0])
+            ],
         },
     )
 
@@ -140,6 +149,26 @@ def join(request, pk):
         messages.error(request, str(error))
     else:
         messages.success(request, _("You have joined the season."))
+    return redirect(season)
+
+
+@require_POST
+def withdraw(request, pk):
+    """A member leaves: before the start, simply; once the season runs, only with the box
+    ticked that says they understand what the season's rule does to their fixtures."""
+    season = access.season_or_404(pk)
+    if season.status == Season.Status.RUNNING and request.POST.get("confirm") != "yes":
+        messages.error(request, _("Tick the box to confirm that you withdraw."))
+        return redirect(season)
+    try:
+        player = season.withdraw(request.user)
+    except LeagueError as error:
+        messages.error(request, str(error))
+    else:
+        if player is None:
+            messages.success(request, _("You have left the season."))
+        else:
+            messages.success(request, _("You have withdrawn from the season."))
     return redirect(season)
 
 

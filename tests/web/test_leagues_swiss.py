@@ -10,26 +10,11 @@ from types import SimpleNamespace
 import pytest
 from django.db import connection
 from django.urls import reverse
-from django.utils import translation
 
-from cardclub.leagues.models import Bye, Fixture, League, LeagueError, Season
+from cardclub.leagues.models import Bye, Fixture, LeagueError, Season
 from cardclub.ratings.models import Rating
-from tests.web.table_helpers import variant
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def in_english():
-    with translation.override("en"):
-        yield
-
-
-@pytest.fixture
-def league():
-    return League.objects.create(
-        name="Suizo", game="schotten_totten", variant=variant("schotten_totten")
-    )
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("in_english")]
 
 
 def swiss_season(league, members, rounds=3, **extra) -> Season:
@@ -125,7 +110,7 @@ def test_a_swiss_cannot_have_as_many_rounds_as_members(league, seven):
 
 
 def test_the_standings_rank_level_members_by_the_seasons_tie_breaks_and_show_them(
-    client_for, league, make_member
+    english_client_for, league, make_member
 ):
     four = [make_member(n) for n in ("ana", "ben", "cai", "dee")]
     season = swiss_season(league, four, rounds=2, tie_breaks=["sonneborn_berger", "wins"])
@@ -134,7 +119,7 @@ def test_the_standings_rank_level_members_by_the_seasons_tie_breaks_and_show_the
     finish_round(season, 1)
     season.next_round()
     finish_round(season, 2)
-    page = client_for(four[0]).get(reverse("leagues:season", args=[season.pk]))
+    page = english_client_for(four[0]).get(reverse("leagues:season", args=[season.pk]))
     assert page.status_code == 200
     table = page.context["standings"]
     assert [row.points for row in table] == [6, 3, 3, 0]
@@ -149,10 +134,10 @@ def test_the_standings_rank_level_members_by_the_seasons_tie_breaks_and_show_the
     assert page.context["crosstable"][0][1].count("<td>") == 2
 
 
-def test_the_bye_shows_on_the_round_and_counts_in_the_standings(client_for, league, seven):
+def test_the_bye_shows_on_the_round_and_counts_in_the_standings(english_client_for, league, seven):
     season = swiss_season(league, seven, points_bye=2)
     season.generate_fixtures()
-    page = client_for(seven[0]).get(reverse("leagues:season", args=[season.pk]))
+    page = english_client_for(seven[0]).get(reverse("leagues:season", args=[season.pk]))
     rows = {row.name: row for row in page.context["standings"]}
     assert rows["m7"].points == 2 and rows["m7"].byes == 1
     assert "Bye (2 points): m7" in page.content.decode()
@@ -165,8 +150,8 @@ def test_tie_breaks_that_do_not_exist_are_refused_with_a_message(league):
 
 
 @pytest.fixture
-def admin_client(client_for, make_member):
-    return client_for(make_member("boss", is_staff=True, is_superuser=True))
+def admin_client(english_client_for, make_member):
+    return english_client_for(make_member("boss", is_staff=True, is_superuser=True))
 
 
 def test_the_admins_next_round_pairs_a_swiss_and_says_why_it_refuses(admin_client, league, seven):
@@ -190,13 +175,13 @@ def test_the_admins_next_round_pairs_a_swiss_and_says_why_it_refuses(admin_clien
 
 @pytest.mark.django_db(transaction=True)
 def test_two_admins_pressing_next_round_at_the_same_instant_make_one_round(
-    client_for, make_member, league, seven
+    english_client_for, make_member, league, seven
 ):
     season = swiss_season(league, seven)
     season.generate_fixtures()
     finish_round(season, 1)
     admins = [make_member(f"boss{n}", is_staff=True, is_superuser=True) for n in range(2)]
-    clients = [client_for(admin) for admin in admins]
+    clients = [english_client_for(admin) for admin in admins]
     url = reverse("admin:leagues_season_changelist")
     barrier = threading.Barrier(2)
     pages = []
@@ -232,7 +217,7 @@ def test_two_admins_pressing_next_round_at_the_same_instant_make_one_round(
 
 
 def test_a_big_round_shows_its_tables_in_pages_and_always_the_members_own(
-    client_for, league, seven, monkeypatch
+    english_client_for, league, seven, monkeypatch
 ):
     from cardclub.leagues import views
 
@@ -242,9 +227,9 @@ def test_a_big_round_shows_its_tables_in_pages_and_always_the_members_own(
     own = Fixture.objects.get(round__season=season, table=3)
     member = own.seats.first().user
     url = reverse("leagues:season", args=[season.pk])
-    page = client_for(member).get(url, {"tables": "2"})
+    page = english_client_for(member).get(url, {"tables": "2"})
     assert sorted(f.table for f in page.context["fixtures"]) == [2, 3]
     assert "tables=3" in page.content.decode()
     # Nonsense asks for the first page, not an error.
-    page = client_for(member).get(url, {"tables": "lots"})
+    page = english_client_for(member).get(url, {"tables": "lots"})
     assert sorted(f.table for f in page.context["fixtures"]) == [1, 3]
