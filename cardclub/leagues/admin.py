@@ -17,6 +17,7 @@ from .models import (
     Round,
     Season,
     SeasonPlayer,
+    Tie,
 )
 
 
@@ -31,8 +32,8 @@ class SeasonPlayerInline(admin.TabularInline):
     extra = 1
     autocomplete_fields = ["user"]
     fields = ["user", "seed"]
-    # A Swiss gives seeds by rating when it starts; the pairings read them from then on.
-    readonly_fields = ["seed"]
+    # Empty seeds are given by rating when a Swiss or a cup starts, after any given by hand;
+    # the pairings and the bracket read them from then on.
 
 
 def _each(modeladmin, request, queryset, method, done_message):
@@ -190,6 +191,27 @@ class SeasonPlayerAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{player}: {error}", messages.ERROR)
             else:
                 self.message_user(request, f"{player}: {_('withdrawn.')}", messages.SUCCESS)
+
+
+@admin.register(Tie)
+class TieAdmin(admin.ModelAdmin):
+    """A cup's ties move on with their games' results; the admin reads them here."""
+
+    list_display = ["__str__", "season", "first", "first_wins", "second_wins", "second", "winner"]
+    list_filter = ["season"]
+    readonly_fields = [
+        "season",
+        "round",
+        "slot",
+        "first",
+        "second",
+        "first_wins",
+        "second_wins",
+        "winner",
+    ]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(Bye)

@@ -19,7 +19,7 @@ from cardclub.notifications import services as notifications
 from games import registry
 from games.models import Match, RuleVariant
 
-from . import scheduling, swiss, tiebreaks
+from . import cups, scheduling, swiss, tiebreaks
 
 
 class LeagueError(Exception):
@@ -56,6 +56,7 @@ class Season(models.Model):
         DOUBLE = "double", _("Double round robin")
         TABLES = "tables", _("Rounds of tables")
         SWISS = "swiss", _("Swiss")
+        CUP = "cup", _("Cup (knockout)")
 
     class Status(models.TextChoices):
         REGISTRATION = "registration", _("Registration open")
@@ -96,6 +97,11 @@ class Season(models.Model):
             "For a Swiss: the tie-breaks in order, from: buchholz, buchholz_cut1, "
             "sonneborn_berger, head_to_head, wins."
         ),
+    )
+    best_of = models.PositiveSmallIntegerField(
+        _("games per cup tie"),
+        default=1,
+        help_text=_("For a cup: best of this many games (1, 3, 5…); a draw is played again."),
     )
     round_days = models.PositiveSmallIntegerField(_("days per round"), default=7)
     points_win = models.SmallIntegerField(_("points for a win"), default=3)
@@ -167,6 +173,10 @@ class Season(models.Model):
         return self.format == self.Format.SWISS
 
     @property
+    def is_cup(self) -> bool:
+        return self.format == self.Format.CUP
+
+    @property
     def is_two_player(self) -> bool:
         """Fixtures of two, scored win/draw/loss (round robins and Swiss)."""
         return self.format != self.Format.TABLES
@@ -178,6 +188,10 @@ class Season(models.Model):
     def clean(self) -> None:
         from django.core.exceptions import ValidationError
 
+        if self.best_of % 2 == 0:
+            raise ValidationError(
+                {"best_of": gettext("A tie is the best of an odd number of games.")}
+            )
         bad = tiebreaks.unknown(self.tie_breaks)
         if bad:
             raise ValidationError(
@@ -260,6 +274,16 @@ class Season(models.Model):
         player.withdrawn_at = timezone.now()
         player.withdrawal = season.withdrawal_rule
         player.save(update_fields=["withdrawn_at", "withdrawal"])
+        if season.is_cup:
+            # The tie they are in goes to the other side at once, whatever the rule: a cup
+            # cannot wait for games nobody will play.
+            open_ties = Tie.objects.filter(season=season, winner=None).filter(
+                models.Q(first=user) | models.Q(second=user)
+            )
+            for tie in open_ties:
+                tie.winner_id = tie.second_id if tie.first_id == user.pk else tie.first_id
+                tie.save(update_fields=["winner"])
+                tie.advance()
         fixtures = Fixture.objects.filter(round__season=season, seats__user=user)
         if player.withdrawal == self.WithdrawalRule.VOID:
             for fixture in fixtures.exclude(status=Fixture.Status.VOID):
@@ -295,6 +319,8 @@ class Season(models.Model):
             raise LeagueError(gettext("This season's fixtures have already been generated."))
         if season.is_swiss:
             return season._start_swiss(self)
+        if season.is_cup:
+            return season._start_cup(self)
         players = list(season.players.order_by("joined_at", "pk").values_list("user_id", flat=True))
         size = season.seats_per_fixture
         if size not in season.league.variant.player_counts():
@@ -340,8 +366,8 @@ class Season(models.Model):
         notifications.notify_new_fixtures(season)
         return len(plan)
 
-    def _start_swiss(self, caller: Season) -> int:
-        """Seed the members by rating and pair the first round (under the season's lock)."""
+    def _two_player_field(self) -> list[SeasonPlayer]:
+        """The members, checked fit for a season of two-player fixtures."""
         players = list(self.players.order_by("joined_at", "pk"))
         if 2 not in self.league.variant.player_counts():
             raise LeagueError(
@@ -351,6 +377,33 @@ class Season(models.Model):
             raise LeagueError(
                 gettext("At least %(n)d members must join before fixtures can be made.") % {"n": 2}
             )
+        return players
+
+    def _seed(self, players: list[SeasonPlayer]) -> None:
+        """Seeds 1, 2, … by rating, best first (the unrated after, in the order they joined);
+        seeds the admin gave by hand come first, in their order."""
+        from cardclub.ratings.models import Rating
+
+        rating = dict(
+            Rating.objects.filter(
+                game=self.league.game, user__in=[p.user_id for p in players]
+            ).values_list("user_id", "ordinal")
+        )
+        players.sort(
+            key=lambda p: (
+                p.seed is None,
+                p.seed or 0,
+                p.user_id not in rating,
+                -rating.get(p.user_id, 0),
+            )
+        )
+        for seed, player in enumerate(players, start=1):
+            player.seed = seed
+        SeasonPlayer.objects.bulk_update(players, ["seed"])
+
+    def _start_swiss(self, caller: Season) -> int:
+        """Seed the members by rating and pair the first round (under the season's lock)."""
+        players = self._two_player_field()
         if not 1 <= self.swiss_rounds < len(players):
             raise LeagueError(
                 gettext(
@@ -359,18 +412,7 @@ class Season(models.Model):
                 )
                 % {"members": len(players), "most": len(players) - 1, "rounds": self.swiss_rounds}
             )
-        from cardclub.ratings.models import Rating
-
-        rating = dict(
-            Rating.objects.filter(
-                game=self.league.game, user__in=[p.user_id for p in players]
-            ).values_list("user_id", "ordinal")
-        )
-        # Seeds by rating, best first; the unrated after the rated, in the order they joined.
-        players.sort(key=lambda p: (p.user_id not in rating, -rating.get(p.user_id, 0)))
-        for seed, player in enumerate(players, start=1):
-            player.seed = seed
-        SeasonPlayer.objects.bulk_update(players, ["seed"])
+        self._seed(players)
         self._pair_swiss_round(1)
         self.status = self.Status.RUNNING
         self.current_round = 1
@@ -378,6 +420,42 @@ class Season(models.Model):
         caller._refresh_from(self)
         notifications.notify_new_fixtures(self)
         return 1
+
+    def _start_cup(self, caller: Season) -> int:
+        """Seed the field, draw the bracket, give the top seeds their byes and start round 1."""
+        players = self._two_player_field()
+        self._seed(players)
+        by_seed = {p.seed: p.user_id for p in players}
+        round_ = self._cup_round(1)
+        ties = Tie.objects.bulk_create(
+            Tie(
+                season=self,
+                round=round_,
+                slot=slot,
+                first_id=by_seed[top],
+                second_id=by_seed[bottom] if bottom else None,
+                winner_id=None if bottom else by_seed[top],
+            )
+            for slot, (top, bottom) in enumerate(cups.first_round(len(players)))
+        )
+        self.status = self.Status.RUNNING
+        self.current_round = 1
+        self.save(update_fields=["status", "current_round"])
+        for tie in ties:
+            if tie.winner_id:
+                tie.advance()
+            else:
+                tie.next_game()
+        caller._refresh_from(Season.objects.get(pk=self.pk))
+        notifications.notify_new_fixtures(self)
+        return cups.rounds_for(len(players))
+
+    def _cup_round(self, number: int) -> Round:
+        deadline = max(self.deadline_for(number), timezone.now() + timedelta(days=self.round_days))
+        round_, _created = Round.objects.get_or_create(
+            season=self, number=number, defaults={"deadline": deadline}
+        )
+        return round_
 
     def _pair_swiss_round(self, number: int) -> Round:
         """Pair round ``number`` from the results so far and write its fixtures and bye.
@@ -438,6 +516,10 @@ class Season(models.Model):
             number = season._next_swiss_round()
             self._refresh_from(season)
             return number
+        if season.is_cup:
+            raise LeagueError(
+                gettext("A cup moves on by itself: winners advance as the results come in.")
+            )
         last = season.rounds.count()
         if season.current_round >= last:
             raise LeagueError(gettext("This is already the season's last round."))
@@ -581,6 +663,10 @@ class Fixture(models.Model):
         _("status"), max_length=10, choices=Status.choices, default=Status.SCHEDULED
     )
     result_at = models.DateTimeField(_("result recorded"), null=True, blank=True)
+    # A cup's game: which tie it belongs to (a best-of-three tie has up to three).
+    tie = models.ForeignKey(
+        "Tie", on_delete=models.CASCADE, null=True, blank=True, related_name="games"
+    )
 
     objects = FixtureQuerySet.as_manager()
 
@@ -632,6 +718,8 @@ class Fixture(models.Model):
             before=[list(row) for row in before],
             after=[[s.index, s.rank, s.score, s.forfeited] for s in seats],
         )
+        if self.tie_id:
+            Tie.objects.get(pk=self.tie_id).game_decided(seats)
 
     def record_match_result(self, seats) -> None:
         """The match's seats (ranks and scores, resignations included) become the result."""
@@ -736,6 +824,101 @@ class FixtureSeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.fixture_id}/{self.index}: {self.user_id}"
+
+
+class Tie(models.Model):
+    """A cup pairing: two members (``second`` empty: a bye) play games until one has won the
+    season's best-of; the winner goes on to the tie the bracket puts them in."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="ties")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="ties")
+    slot = models.PositiveSmallIntegerField(_("place in the round"))
+    first = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    second = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    first_wins = models.PositiveSmallIntegerField(default=0)
+    second_wins = models.PositiveSmallIntegerField(default=0)
+    winner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["round", "slot"]
+        verbose_name = _("cup tie")
+        verbose_name_plural = _("cup ties")
+        constraints = [models.UniqueConstraint(fields=["round", "slot"], name="one_tie_per_slot")]
+
+    def __str__(self) -> str:
+        return f"{self.round} #{self.slot + 1}"
+
+    def next_game(self) -> Fixture:
+        """The tie's next game, the first seat alternating from the better seed."""
+        number = self.games.count()
+        seats = (self.first_id, self.second_id)
+        if number % 2:
+            seats = seats[::-1]
+        fixture = Fixture.objects.create(
+            round=self.round, table=self.slot + 1, deadline=self.round.deadline, tie=self
+        )
+        FixtureSeat.objects.bulk_create(
+            FixtureSeat(fixture=fixture, index=index, user_id=user_id)
+            for index, user_id in enumerate(seats)
+        )
+        return fixture
+
+    def game_decided(self, seats) -> None:
+        """A game's result: count it, then either the tie is won (the winner advances) or
+        another game is made. A draw, or a double forfeit, is played again."""
+        # The season's lock first: two ties of the same next match may end at the same moment,
+        # and each must see the other's winner to start that match.
+        season = self.season.locked()
+        tie = Tie.objects.select_for_update().get(pk=self.pk)
+        if tie.winner_id:
+            return  # a correction after the tie was won changes the game, not the bracket
+        won = [s for s in seats if s.rank == 1 and not s.forfeited]
+        if len(won) == 1:
+            if won[0].user_id == tie.first_id:
+                tie.first_wins += 1
+            else:
+                tie.second_wins += 1
+        side = cups.decided(tie.first_wins, tie.second_wins, season.best_of)
+        if side is not None:
+            tie.winner_id = tie.first_id if side == 0 else tie.second_id
+        tie.save(update_fields=["first_wins", "second_wins", "winner"])
+        if tie.winner_id:
+            tie.advance()
+        else:
+            tie.next_game()
+            notifications.notify_new_fixtures(season)
+
+    def advance(self) -> Tie | None:
+        """When this tie and its neighbour in the bracket both have a winner, the two meet in
+        the next round (the better seed first); the final's winner ends the season."""
+        season = Season.objects.get(pk=self.season_id)
+        number = self.round.number
+        if number >= cups.rounds_for(season.players.count()):
+            season.close()
+            return None
+        slots = [self.slot, self.slot ^ 1]
+        pair = list(Tie.objects.filter(round=self.round, slot__in=slots))
+        if len(pair) < 2 or not all(t.winner_id for t in pair):
+            return None
+        seeds = dict(season.players.values_list("user_id", "seed"))
+        a, b = sorted([t.winner_id for t in pair], key=lambda u: seeds.get(u) or 0)
+        round_ = season._cup_round(number + 1)
+        tie, created = Tie.objects.get_or_create(
+            round=round_,
+            slot=self.slot // 2,
+            defaults={"season": season, "first_id": a, "second_id": b},
+        )
+        if created:
+            Season.objects.filter(pk=season.pk, current_round__lt=number + 1).update(
+                current_round=number + 1
+            )
+            tie.next_game()
+            notifications.notify_new_fixtures(season)
+        return tie
 
 
 class Bye(models.Model):

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from . import access, actions, standings
-from .models import Fixture, FixtureSeat, League, LeagueError, Round, Season
+from .models import Fixture, FixtureSeat, League, LeagueError, Round, Season, Tie
 
 
 @require_GET
@@ -65,13 +65,43 @@ def _chosen_round(request, season: Season, rounds: list[Round]) -> Round | None:
     return by_number.get(wanted) or by_number.get(season.current_round) or next(iter(rounds), None)
 
 
+def cup_bracket(season: Season, entrants: int) -> list[tuple[str, list]]:
+    """A cup's bracket, round by round, every place shown (a tie not yet known is None), from
+    one query."""
+    from . import cups
+
+    total = cups.rounds_for(entrants)
+    size = cups.size_for(entrants)
+    ties = Tie.objects.filter(season=season).select_related("round", "first", "second")
+    known = {(t.round.number, t.slot): t for t in ties}
+    names = {"final": _("Final"), "semi": _("Semi-finals"), "quarter": _("Quarter-finals")}
+    bracket = []
+    for number in range(1, total + 1):
+        key = cups.round_name_key(number, total)
+        name = names.get(key) or _("Round %(n)d") % {"n": number}
+        bracket.append((name, [known.get((number, slot)) for slot in range(size >> number)]))
+    return bracket
+
+
 @require_GET
 def season_page(request, pk):
     """Standings, crosstable and one round's fixtures. Only one round at a time: a 40-member
     double round robin has 1,560 fixtures, far too many for one page (or a phone)."""
     season = access.season_or_404(pk)
     players, withdrawn, byes = standings.members(season)
-    table, cross = standings.season_tables(season, players, byes, withdrawn)
+    if season.is_cup:
+        # A cup's table is its bracket; it is live: the page asks for it again while it runs.
+        bracket = (
+            cup_bracket(season, len(players) + len(withdrawn)) if season.rounds.exists() else []
+        )
+        if request.htmx and request.GET.get("part") == "bracket":
+            return TemplateResponse(
+                request, "leagues/season.html#bracket", {"season": season, "bracket": bracket}
+            )
+        table, cross = [], None
+    else:
+        bracket = []
+        table, cross = standings.season_tables(season, players, byes, withdrawn)
     rounds = list(season.rounds.order_by("number"))
     shown = _chosen_round(request, season, rounds)
     pages = max(1, -(-(len(players) // season.seats_per_fixture) // TABLES_PER_PAGE))
@@ -106,6 +136,7 @@ def season_page(request, pk):
         "leagues/season.html",
         {
             "season": season,
+            "bracket": bracket,
             "standings": table,
             "crosstable": cross,
             "tie_break_labels": labels,
