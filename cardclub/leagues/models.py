@@ -6,6 +6,7 @@ corrected result or a forfeit can never leave a stale table behind.
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, time, timedelta
 
 from django.conf import settings
@@ -989,6 +990,36 @@ def swiss_history(season: Season, seeds: dict[int, int], absent=frozenset()) -> 
     for user_id, entrant in by_user.items():
         entrant.games = [games[user_id].get(n) for n in range(1, rounds + 1)]
     return list(by_user.values())
+
+
+def new_calendar_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class CalendarToken(models.Model):
+    """The secret in a member's calendar feed address: the address is the only key, so the
+    member can make a new one (and the old stops working) whenever they like."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_token"
+    )
+    token = models.CharField(max_length=64, unique=True, default=new_calendar_token)
+    created_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("calendar address")
+        verbose_name_plural = _("calendar addresses")
+
+    def __str__(self) -> str:
+        return str(self.user)
+
+    @classmethod
+    def for_user(cls, user) -> CalendarToken:
+        return cls.objects.get_or_create(user=user)[0]
+
+    def reset(self) -> None:
+        self.token = new_calendar_token()
+        self.save(update_fields=["token", "created_at"])
 
 
 class ResultChange(models.Model):

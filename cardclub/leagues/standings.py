@@ -254,7 +254,8 @@ def meeting_marks(standings: list[Row], fixtures: list[list[Result]]):
 
 def swiss_crosstable(standings: list[Row], fixtures: list[list[Result]], byes, rounds: int):
     """A Swiss's crosstable: for each member in standings order, one cell per round with the
-    opponent's place and the points taken (B: a bye; + and − forfeits), as (row, cells)."""
+    opponent's place and the points taken (B: a bye; + and − forfeits), as (row, marks, the
+    marks as table cells)."""
     place = {row.user_id: row.position for row in standings}
     cells: dict[tuple[int, int], str] = {}
     for me, other, mark in meeting_marks(standings, fixtures):
@@ -263,11 +264,10 @@ def swiss_crosstable(standings: list[Row], fixtures: list[list[Result]], byes, r
         cells[user_id, number] = f"B:{points}"
     table = []
     for row in standings:
+        marks = [cells.get((row.user_id, n), "") for n in range(1, rounds + 1)]
         # Digits, signs and "B" only: safe to join into markup (see ``crosstable``).
-        html = mark_safe(  # noqa: S308
-            "".join(f"<td>{cells.get((row.user_id, n), '')}</td>" for n in range(1, rounds + 1))
-        )
-        table.append((row, html))
+        html = mark_safe("".join(f"<td>{mark}</td>" for mark in marks))  # noqa: S308
+        table.append((row, marks, html))
     return table
 
 

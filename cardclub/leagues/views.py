@@ -4,12 +4,22 @@ from django.contrib import messages
 from django.db.models import Count, Prefetch, Q
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from . import access, actions, standings
-from .models import Fixture, FixtureSeat, League, LeagueError, Round, Season, Tie
+from .models import (
+    CalendarToken,
+    Fixture,
+    FixtureSeat,
+    League,
+    LeagueError,
+    Round,
+    Season,
+    Tie,
+)
 
 
 @require_GET
@@ -22,7 +32,13 @@ def league_list(request):
             ),
         )
     )
-    return TemplateResponse(request, "leagues/list.html", {"leagues": leagues})
+    token = CalendarToken.objects.filter(user=request.user).values_list("token", flat=True).first()
+    feed = (
+        request.build_absolute_uri(reverse("leagues:member_calendar", args=[token]))
+        if token
+        else None
+    )
+    return TemplateResponse(request, "leagues/list.html", {"leagues": leagues, "feed": feed})
 
 
 # A 200-member Swiss has 100 tables a round: shown in pages, the member's own always with them.
