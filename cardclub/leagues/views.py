@@ -88,7 +88,7 @@ def cup_bracket(season: Season, entrants: int) -> list[tuple[str, list]]:
 
     total = cups.rounds_for(entrants)
     size = cups.size_for(entrants)
-    ties = Tie.objects.filter(season=season).select_related("round", "first", "second")
+    ties = Tie.objects.filter(season=season).select_related("round", "first", "second", "winner")
     known = {(t.round.number, t.slot): t for t in ties}
     names = {"final": _("Final"), "semi": _("Semi-finals"), "quarter": _("Quarter-finals")}
     bracket = []
@@ -134,7 +134,7 @@ def season_page(request, pk):
     if season.is_swiss:
         names = {**{uid: name for uid, (name, _rule) in withdrawn.items()}, **players}
         sitting_out = sorted(names[uid] for n, uid, _p in byes if shown and n == shown.number)
-    elif pages == 1:
+    elif pages == 1 and not season.is_cup:  # in a cup, who is not seated is out
         sitting_out = sorted(name for uid, name in players.items() if uid not in seated)
     else:
         sitting_out = []
@@ -153,6 +153,9 @@ def season_page(request, pk):
         {
             "season": season,
             "bracket": bracket,
+            "champion": bracket[-1][1][0].winner
+            if bracket and bracket[-1][1] and bracket[-1][1][0]
+            else None,
             "standings": table,
             "crosstable": cross,
             "tie_break_labels": labels,

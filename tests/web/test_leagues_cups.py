@@ -65,7 +65,9 @@ def test_the_draw_seeds_by_rating_and_gives_the_top_seeds_the_byes(league, six):
         season.next_round()
 
 
-def test_winners_meet_once_both_ties_before_are_decided_and_the_final_ends_the_season(league, six):
+def test_winners_meet_once_both_ties_before_are_decided_and_the_final_ends_the_season(
+    english_client_for, league, six
+):
     season = cup(league, six)
     season.generate_fixtures()
     c = {m.username: m for m in six}
@@ -84,6 +86,9 @@ def test_winners_meet_once_both_ties_before_are_decided_and_the_final_ends_the_s
     season.refresh_from_db()
     assert season.status == Season.Status.FINISHED
     assert Tie.objects.get(round__number=3).winner == c["c5"]
+    page = english_client_for(c["c1"]).get(reverse("leagues:season", args=[season.pk]))
+    assert "Winner: c5" in page.content.decode()
+    assert "Sitting out" not in page.content.decode()
 
 
 def test_a_best_of_three_tie_alternates_the_first_seat_and_plays_a_draw_again(league, make_member):
