@@ -58,6 +58,7 @@ class Season(models.Model):
         TABLES = "tables", _("Rounds of tables")
         SWISS = "swiss", _("Swiss")
         CUP = "cup", _("Cup (knockout)")
+        SWISS_TABLES = "swiss_tables", _("Swiss of tables")
 
     class Status(models.TextChoices):
         REGISTRATION = "registration", _("Registration open")
@@ -71,7 +72,7 @@ class Season(models.Model):
     starts_on = models.DateField(_("starts on"), default=timezone.localdate)
     ends_on = models.DateField(_("ends on"), null=True, blank=True)
     format = models.CharField(
-        _("format"), max_length=10, choices=Format.choices, default=Format.SINGLE
+        _("format"), max_length=16, choices=Format.choices, default=Format.SINGLE
     )
     table_size = models.PositiveSmallIntegerField(
         _("seats per table"),
@@ -174,13 +175,17 @@ class Season(models.Model):
         return self.format == self.Format.SWISS
 
     @property
-    def is_cup(self) -> bool:
-        return self.format == self.Format.CUP
+    def is_swiss_tables(self) -> bool:
+        return self.format == self.Format.SWISS_TABLES
 
     @property
     def is_two_player(self) -> bool:
-        """Fixtures of two, scored win/draw/loss (round robins and Swiss)."""
-        return self.format != self.Format.TABLES
+        """Fixtures of two, scored win/draw/loss (round robins, Swiss and cups)."""
+        return self.format not in (self.Format.TABLES, self.Format.SWISS_TABLES)
+
+    @property
+    def is_cup(self) -> bool:
+        return self.format == self.Format.CUP
 
     @property
     def seats_per_fixture(self) -> int:
@@ -322,18 +327,10 @@ class Season(models.Model):
             return season._start_swiss(self)
         if season.is_cup:
             return season._start_cup(self)
-        players = list(season.players.order_by("joined_at", "pk").values_list("user_id", flat=True))
+        if season.is_swiss_tables:
+            return season._start_swiss_tables(self)
+        players = [player.user_id for player in season._field()]
         size = season.seats_per_fixture
-        if size not in season.league.variant.player_counts():
-            raise LeagueError(
-                gettext("The league's house rules cannot be played with %(n)d players.")
-                % {"n": size}
-            )
-        if len(players) < size:
-            raise LeagueError(
-                gettext("At least %(n)d members must join before fixtures can be made.")
-                % {"n": size}
-            )
         if season.is_round_robin:
             plan = [
                 pairs
@@ -367,16 +364,20 @@ class Season(models.Model):
         notifications.notify_new_fixtures(season)
         return len(plan)
 
-    def _two_player_field(self) -> list[SeasonPlayer]:
-        """The members, checked fit for a season of two-player fixtures."""
+    def _field(self) -> list[SeasonPlayer]:
+        """The members in the order they joined, checked: the house rules must be playable by
+        a fixture's number of seats, and there must be members enough for one fixture."""
         players = list(self.players.order_by("joined_at", "pk"))
-        if 2 not in self.league.variant.player_counts():
+        size = self.seats_per_fixture
+        if size not in self.league.variant.player_counts():
             raise LeagueError(
-                gettext("The league's house rules cannot be played with %(n)d players.") % {"n": 2}
+                gettext("The league's house rules cannot be played with %(n)d players.")
+                % {"n": size}
             )
-        if len(players) < 2:
+        if len(players) < size:
             raise LeagueError(
-                gettext("At least %(n)d members must join before fixtures can be made.") % {"n": 2}
+                gettext("At least %(n)d members must join before fixtures can be made.")
+                % {"n": size}
             )
         return players
 
@@ -404,7 +405,7 @@ class Season(models.Model):
 
     def _start_swiss(self, caller: Season) -> int:
         """Seed the members by rating and pair the first round (under the season's lock)."""
-        players = self._two_player_field()
+        players = self._field()
         if not 1 <= self.swiss_rounds < len(players):
             raise LeagueError(
                 gettext(
@@ -422,9 +423,63 @@ class Season(models.Model):
         notifications.notify_new_fixtures(self)
         return 1
 
+    def _start_swiss_tables(self, caller: Season) -> int:
+        """Seed the members by rating and seat round 1 in seed order (under the season's lock)."""
+        self._seed(self._field())
+        self._seat_swiss_tables(1)
+        self.status = self.Status.RUNNING
+        self.current_round = 1
+        self.save(update_fields=["status", "current_round"])
+        caller._refresh_from(self)
+        notifications.notify_new_fixtures(self)
+        return 1
+
+    def _seat_swiss_tables(self, number: int) -> Round:
+        """Round ``number`` of a Swiss of tables, from the standings so far: who met whom, who
+        sat out and who had the first seat come from the season's seats."""
+        from collections import Counter
+        from itertools import combinations
+
+        from . import standings
+
+        rows = self.players.values_list("user_id", "user__username", "seed", "withdrawn_at")
+        names = {uid: name for uid, name, _s, withdrawn in rows if not withdrawn}
+        seed = {uid: s or 0 for uid, _n, s, _w in rows}
+        table = standings.compute(self, names, standings.load_results(self))
+        order = [row.user_id for row in sorted(table, key=lambda r: (r.position, seed[r.user_id]))]
+        met, sat_out, firsts = Counter(), Counter(), Counter()
+        seated_by_round: dict[int, set] = {}
+        by_fixture: dict[int, list] = {}
+        for fixture_id, user_id, index, round_number in FixtureSeat.objects.filter(
+            fixture__round__season=self
+        ).values_list("fixture_id", "user_id", "index", "fixture__round__number"):
+            by_fixture.setdefault(fixture_id, []).append(user_id)
+            seated_by_round.setdefault(round_number, set()).add(user_id)
+            firsts[user_id] += index == 0
+        for seats in by_fixture.values():
+            for pair in combinations(seats, 2):
+                met[frozenset(pair)] += 1
+        for round_number in range(1, number):
+            for user_id in order:
+                sat_out[user_id] += user_id not in seated_by_round.get(round_number, set())
+        last_out = {u for u in order if u not in seated_by_round.get(number - 1, set(order))}
+        plan = scheduling.swiss_tables(order, self.table_size, met, sat_out, firsts, last_out)
+        deadline = max(self.deadline_for(number), timezone.now() + timedelta(days=self.round_days))
+        round_ = Round.objects.create(season=self, number=number, deadline=deadline)
+        fixtures = Fixture.objects.bulk_create(
+            Fixture(round=round_, table=n, deadline=deadline)
+            for n in range(1, len(plan.tables) + 1)
+        )
+        FixtureSeat.objects.bulk_create(
+            FixtureSeat(fixture=fixture, index=index, user_id=user_id)
+            for fixture, seats in zip(fixtures, plan.tables, strict=True)
+            for index, user_id in enumerate(seats)
+        )
+        return round_
+
     def _start_cup(self, caller: Season) -> int:
         """Seed the field, draw the bracket, give the top seeds their byes and start round 1."""
-        players = self._two_player_field()
+        players = self._field()
         self._seed(players)
         by_seed = {p.seed: p.user_id for p in players}
         round_ = self._cup_round(1)
@@ -513,7 +568,7 @@ class Season(models.Model):
         season = self.locked()
         if season.status != self.Status.RUNNING:
             raise LeagueError(gettext("Only a running season moves to its next round."))
-        if season.is_swiss:
+        if season.is_swiss or season.is_swiss_tables:
             number = season._next_swiss_round()
             self._refresh_from(season)
             return number
@@ -543,7 +598,10 @@ class Season(models.Model):
                 )
                 % {"n": self.current_round, "left": left}
             )
-        self._pair_swiss_round(self.current_round + 1)
+        if self.is_swiss_tables:
+            self._seat_swiss_tables(self.current_round + 1)
+        else:
+            self._pair_swiss_round(self.current_round + 1)
         self.current_round += 1
         self.save(update_fields=["current_round"])
         notifications.notify_new_fixtures(self)

@@ -11,8 +11,9 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from cardclub.leagues.models import Bye, Fixture, LeagueError, Season
+from cardclub.leagues.models import Bye, Fixture, League, LeagueError, Season
 from cardclub.ratings.models import Rating
+from tests.web.table_helpers import variant
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("in_english")]
 
@@ -233,3 +234,53 @@ def test_a_big_round_shows_its_tables_in_pages_and_always_the_members_own(
     # Nonsense asks for the first page, not an error.
     page = english_client_for(member).get(url, {"tables": "lots"})
     assert sorted(f.table for f in page.context["fixtures"]) == [1, 3]
+
+
+def test_a_swiss_of_tables_seats_similar_points_together_round_after_round(
+    english_client_for, make_member
+):
+    from itertools import combinations
+
+    scout = League.objects.create(name="Scout", game="scout", variant=variant("scout"))
+    members = [make_member(f"t{n}") for n in range(1, 8)]
+    season = Season.objects.create(
+        league=scout,
+        name="T",
+        starts_on=date.today(),
+        format=Season.Format.SWISS_TABLES,
+        table_size=3,
+        swiss_rounds=3,
+    )
+    for member in members:
+        season.add_player(member)
+    season.generate_fixtures()
+    first = Fixture.objects.filter(round__season=season, round__number=1)
+    # Seed order (by joining, nobody rated): t1–t3, t4–t6, and t7 sits out.
+    assert [sorted(s.user.username for s in f.seats.all()) for f in first.order_by("table")] == [
+        ["t1", "t2", "t3"],
+        ["t4", "t5", "t6"],
+    ]
+    with pytest.raises(LeagueError, match="Round 1 is not finished"):
+        season.next_round()
+    for fixture in first:
+        fixture.record_match_result(
+            [SimpleNamespace(index=i, rank=i + 1, score=0) for i in range(3)]
+        )
+    assert season.next_round() == 2
+    second = list(Fixture.objects.filter(round__season=season, round__number=2))
+    assert len(second) == 2
+    met_before = {
+        frozenset(p)
+        for f in first
+        for p in combinations(f.seats.values_list("user_id", flat=True), 2)
+    }
+    for fixture in second:
+        seats = list(fixture.seats.values_list("user_id", flat=True))
+        assert len(seats) == 3
+        # Nobody plays the whole of last round's table again.
+        assert sum(frozenset(p) in met_before for p in combinations(seats, 2)) < 3
+    seated = {s for f in second for s in f.seats.values_list("user__username", flat=True)}
+    assert "t7" in seated  # who sat out plays now
+    page = english_client_for(members[0]).get(reverse("leagues:season", args=[season.pk]))
+    assert page.status_code == 200 and len(page.context["standings"]) == 7
+    assert "Sitting out:" in page.content.decode()
