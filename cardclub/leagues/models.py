@@ -415,18 +415,16 @@ class Season(models.Model):
                 % {"members": len(players), "most": len(players) - 1, "rounds": self.swiss_rounds}
             )
         self._seed(players)
-        self._pair_swiss_round(1)
-        self.status = self.Status.RUNNING
-        self.current_round = 1
-        self.save(update_fields=["status", "current_round"])
-        caller._refresh_from(self)
-        notifications.notify_new_fixtures(self)
-        return 1
+        return self._open_first_round(caller, self._pair_swiss_round)
 
     def _start_swiss_tables(self, caller: Season) -> int:
         """Seed the members by rating and seat round 1 in seed order (under the season's lock)."""
         self._seed(self._field())
-        self._seat_swiss_tables(1)
+        return self._open_first_round(caller, self._seat_swiss_tables)
+
+    def _open_first_round(self, caller: Season, make_round) -> int:
+        """Make round 1 (the rest follow from the standings) and set the season running."""
+        make_round(1)
         self.status = self.Status.RUNNING
         self.current_round = 1
         self.save(update_fields=["status", "current_round"])
