@@ -73,7 +73,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "template_partials",
-    "axes",
+    "cardclub.accounts.apps.LoginProtectionConfig",  # django-axes, its name translated
     "csp",
     "django_tasks",
     "django_tasks_db",

@@ -70,7 +70,7 @@ def test_a_capture_made_by_checking_table_cards_changes_the_match_as_its_code_wo
 @pytest.mark.parametrize(
     ("language", "message"),
     [
-        ("en", "7 de copas and the table cards you picked make 13, not 15."),
+        ("en", "7 of cups and the table cards you picked make 13, not 15."),
         ("es", "7 de copas y las cartas de la mesa que has marcado suman 13, no 15."),
     ],
 )
@@ -99,7 +99,7 @@ def test_checking_every_card_of_a_crowded_table_is_told_its_sum_not_that_it_is_n
         HTTP_HX_REQUEST="true",
         HTTP_ACCEPT_LANGUAGE="en",
     )
-    assert "7 de copas and the table cards you picked make 25, not 15." in response.content.decode()
+    assert "7 of cups and the table cards you picked make 25, not 15." in response.content.decode()
 
 
 def test_a_hand_cards_captures_are_told_in_words_while_they_are_few(alice, bob, client_for):
