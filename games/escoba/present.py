@@ -137,25 +137,27 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
 # captures, in every poll.
 CROWDED = 8
 
-# The captures of one hand card are written out in words while they fit in this many
-# characters; past it they are counted. Any set of table cards is taken by checking them (the
-# table's checkboxes) and one button per hand card, so this text only tells the member what
-# exists: a table of small cards can make 15 in dozens of ways, and every poll of the member to
-# move carries the text.
+# The captures of one hand card are offered one button each (the cards it takes, in words)
+# while their words fit in this many characters; past it they are counted. Any set of table
+# cards can also be taken by checking them (the table's checkboxes) and one button per hand
+# card, the way for a crowded table, which can make 15 in dozens of ways: every poll of the
+# member to move carries these buttons.
 CAPTURES_IN_WORDS = 100
 
 
-def _ways(takes: list[tuple[str, ...]], language: str) -> str | None:
-    """The captures of one hand card in words ("8 de bastos; 3 de espadas + 5 de bastos"), or
-    ``None`` when they would not fit in ``CAPTURES_IN_WORDS`` characters."""
+def _ways(takes: list[tuple[tuple[str, ...], str]], language: str) -> list[dict] | None:
+    """The captures of one hand card as buttons to play at once: each its move's code and the
+    cards it takes in words ("3 de espadas + 5 de bastos"), or ``None`` when their words would
+    not fit in ``CAPTURES_IN_WORDS`` characters."""
     # Stops at the budget: a crowded table can make 15 in hundreds of ways.
-    parts, length = [], -2
-    for take in takes:
-        parts.append(" + ".join(c["name"] for c in cards(take, language)))
-        length += len(parts[-1]) + 2
+    ways, length = [], -2
+    for take, code in takes:
+        words = " + ".join(c["name"] for c in cards(take, language))
+        length += len(words) + 2
         if length > CAPTURES_IN_WORDS:
             return None
-    return "; ".join(parts)
+        ways.append({"code": code, "words": words})
+    return ways
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -168,12 +170,12 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
             if move.card != card_id:
                 continue
             if move.take:
-                takes.append(move.take)
+                takes.append((move.take, move.code))
             else:
                 lay = move.code
         # Taking every card on the table is an escoba: it goes first, and the member is told.
-        escoba = any(len(take) == len(table_ids) for take in takes)
-        takes.sort(key=lambda take: len(take) != len(table_ids))
+        escoba = any(len(take) == len(table_ids) for take, _code in takes)
+        takes.sort(key=lambda way: len(way[0]) != len(table_ids))
         choices.append(
             {
                 "card": _card(card_id, language),
