@@ -73,7 +73,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "template_partials",
-    "axes",
+    "cardclub.accounts.apps.LoginProtectionConfig",  # django-axes, its name translated
     "csp",
     "django_tasks",
     "django_tasks_db",
@@ -354,8 +354,12 @@ CHAT_SHOWN = 50
 CHAT_POLL_SECONDS = 10
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
-# Links in e-mails need the site's address (the worker has no request to take it from).
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# Links in e-mails need the site's address (the worker has no request to take it from):
+# SITE_URL, else the address `manage.py runclub` (make run) serves, which it passes to its
+# web server, worker and scheduler, else make run's default.
+SITE_URL = (
+    os.environ.get("SITE_URL") or os.environ.get("CARDCLUB_SERVED_URL") or "http://127.0.0.1:8000"
+)
 # A member to move for this many seconds hears "your turn" (on the site list; see the next).
 YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
 # ...and by e-mail too only when not seen on the site for this many seconds.
