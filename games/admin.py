@@ -216,7 +216,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
     def used_by(self, obj):
         return obj.matches.count()
 
-    @admin.action(description=_("Deactivate the selected house rules"))
+    @admin.action(description=_("Deactivate the selected house rules"), permissions=["change"])
     def deactivate(self, request, queryset):
         count = queryset.update(active=False)
         self.message_user(request, _("%(count)s house rules deactivated.") % {"count": count})
