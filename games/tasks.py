@@ -17,6 +17,7 @@ workers at once or cut off half-way, it never makes a move twice nor loses one.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import timedelta
 
@@ -41,6 +42,19 @@ def _chosen_key(match_id: int, version: int, seat: int) -> str:
     return f"games:bot-move:{match_id}:{version}:{seat}"
 
 
+def _remember(key: str, code: str) -> None:
+    # Only a shortcut: with the cache down (a shared Redis restarting) the commit chooses again.
+    with contextlib.suppress(Exception):
+        cache.set(key, code, CHOSEN_KEPT)
+
+
+def _recall(key: str) -> str | None:
+    try:
+        return cache.get(key)
+    except Exception:
+        return None
+
+
 @task(priority=BOT_PRIORITY)
 def play_bot_move(match_id: int, version: int) -> bool:
     """The awaited bot's move at ``version``: chosen at once, written when the pause since the
@@ -53,7 +67,7 @@ def play_bot_move(match_id: int, version: int) -> bool:
     wait = (chosen.not_before - timezone.now()).total_seconds()
     if wait > 0:
         if commit_bot_move.get_backend().supports_defer:
-            cache.set(_chosen_key(match_id, version, chosen.seat), chosen.code, CHOSEN_KEPT)
+            _remember(_chosen_key(match_id, version, chosen.seat), chosen.code)
             commit_bot_move.using(run_after=chosen.not_before).enqueue(
                 match_id, version, chosen.seat
             )
@@ -70,7 +84,7 @@ def commit_bot_move(match_id: int, version: int, seat: int) -> bool:
     from the cache, or is chosen again when this process cannot see what another one chose (a
     local cache, an eviction): the same move, since the bot's dice come from the seed and the
     version."""
-    code = cache.get(_chosen_key(match_id, version, seat))
+    code = _recall(_chosen_key(match_id, version, seat))
     if code is None:
         chosen = actions.choose_bot_move(match_id, version)
         if chosen is None or chosen.seat != seat:

@@ -115,6 +115,31 @@ def test_a_commit_that_finds_no_chosen_move_chooses_the_same_one_again(
 
 
 @pytest.mark.django_db
+def test_a_bot_moves_with_the_cache_down(alice, settings, django_capture_on_commit_callbacks):
+    """The cache only saves choosing twice: with a shared Redis cache down, the bot still
+    plays its move."""
+    import socket
+
+    match = start_match("escoba", [alice], fillers=["easy", "easy"])
+    think = move_against_paused_bots(
+        match, alice, settings, django_capture_on_commit_callbacks, pause=60
+    )
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed}/0",
+        }
+    }
+    assert think.task.call(*think.args) is True
+    [write] = queued("commit_bot_move")
+    assert write.task.call(*write.args) is True
+    assert Match.objects.get(pk=match.pk).version == think.args[1] + 1
+
+
+@pytest.mark.django_db
 def test_a_stale_bot_move_is_not_written(alice, bob):
     match = actions.create_match(alice, variant("scout"), 3, ["open", "easy"])
     actions.join_match(match.pk, bob)
