@@ -368,7 +368,10 @@ SEEN_RECENTLY = float(os.environ.get("SEEN_RECENTLY", "900"))
 LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
 
 # --- Security in production -----------------------------------------------------------------
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The scheme comes from X-Forwarded-Proto only behind a declared proxy (the one that sets it):
+# otherwise the header is the client's word, as X-Forwarded-For is (cardclub.http.client_ip).
+if TRUSTED_PROXY_COUNT > 0:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
