@@ -20,6 +20,6 @@ warnings.filterwarnings(
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardclub.settings")
 django_application = get_asgi_application()
 
-from games.live_asgi import LiveStreams  # noqa: E402  (needs the apps loaded above)
+from games.streams import LiveStreams  # noqa: E402  (needs the apps loaded above)
 
 application = LiveStreams(django_application)

@@ -293,6 +293,9 @@ PUSH_SOCKET_DIR = os.environ.get("PUSH_SOCKET_DIR", "")
 # A stream sends a comment this often when nothing happens, so proxies keep it open and a
 # dead client is noticed.
 PUSH_KEEPALIVE_SECONDS = float(os.environ.get("PUSH_KEEPALIVE_SECONDS", "20"))
+# At most this many streams open at once per member in one process (0: no cap): past it a page
+# is refused its stream (429) and polls. Ten tabs of tables and the lobby are a busy member.
+PUSH_STREAMS_PER_MEMBER = int(os.environ.get("PUSH_STREAMS_PER_MEMBER", "20"))
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

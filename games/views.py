@@ -3,6 +3,7 @@ from __future__ import annotations
 import copy
 import re
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.cache import cache
@@ -22,10 +23,10 @@ from cardclub.converters import id_param
 from cardclub.http import private_no_store
 from games import access, actions, registry
 from games.forms import NewTableForm
-from games.live_views import can_stream
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
 from games.present import describe_options, table_context
+from games.streams import can_stream, mine_stamp
 
 
 def _game_or_404(game: str) -> registry.GameAppConfig:
@@ -106,6 +107,7 @@ def _mine(user) -> dict:
         "mine_total": stamp["total"],
         "mine_shown": LOBBY_MATCHES,
         "my_turns": stamp["my_turns"],
+        "mine_version": mine_stamp(stamp["total"], stamp["changed"]),
         "mine_key": (
             (user.pk, stamp["total"], stamp["my_turns"], stamp["changed"], minute) if kept else None
         ),
@@ -165,6 +167,7 @@ def lobby(request):
             "finished_cache_seconds": FINISHED_CACHE_SECONDS,
             "games": registry.choices(),
             "can_stream": can_stream(request),
+            "keepalive": int(settings.PUSH_KEEPALIVE_SECONDS),
         },
     )
 
@@ -295,6 +298,7 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
         request.user
     )
     context["can_stream"] = can_stream(request)
+    context["keepalive"] = int(settings.PUSH_KEEPALIVE_SECONDS)
     return TemplateResponse(request, "games/match.html", context)
 
 
