@@ -297,6 +297,11 @@ PUSH_KEEPALIVE_SECONDS = float(os.environ.get("PUSH_KEEPALIVE_SECONDS", "20"))
 # is refused its stream (429) and polls. Ten tabs of tables and the lobby are a busy member.
 PUSH_STREAMS_PER_MEMBER = int(os.environ.get("PUSH_STREAMS_PER_MEMBER", "20"))
 
+# --- Overload (cardclub/overload.py) ----------------------------------------------------------
+# At most this many requests at once per server process reach Django (each holds a thread);
+# the others get a quick 503 with Retry-After. Streams are not counted (see above). 0: no limit.
+MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("MAX_REQUESTS_IN_FLIGHT", "16"))
+
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 if EMAIL_HOST:
@@ -365,6 +370,9 @@ YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
 SEEN_RECENTLY = float(os.environ.get("SEEN_RECENTLY", "900"))
 # "Last seen" is written at most once per member in this many seconds (the cache says when).
 LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
+# ...by a thread of each process, every this many seconds, off the request path (0: in the
+# request, as the tests do; a failed write is kept and tried again either way).
+LAST_SEEN_FLUSH_EVERY = float(os.environ.get("LAST_SEEN_FLUSH_EVERY", "2"))
 
 # --- Security in production -----------------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -97,7 +97,9 @@ def server_command(port: int, workers: int) -> list[str]:
         str(bin_dir / "gunicorn"),
         "cardclub.asgi:application",
         "-k",
-        "uvicorn_worker.UvicornWorker",
+        "cardclub.server.Worker",
+        "--keep-alive",
+        "75",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
@@ -437,11 +439,11 @@ async def generate(tables, port, window, seed) -> dict:
 
     recorder = Recorder()
     recorder.window = window
-    # Idle connections are dropped well before the server's keep-alive ends (gunicorn's
-    # --keep-alive, 2 s by default, is uvicorn's there): a request sent on a connection the
-    # server is closing at that moment fails, and a POST is not sent again.
+    # Idle connections are dropped well before the server's keep-alive ends (75 s, README):
+    # a request sent on a connection the server is closing at that moment fails, and a POST
+    # is not sent again.
     limits = httpx.Limits(
-        max_connections=2 * len(tables) + 10, max_keepalive_connections=None, keepalive_expiry=1
+        max_connections=2 * len(tables) + 10, max_keepalive_connections=None, keepalive_expiry=30
     )
     async with httpx.AsyncClient(
         base_url=f"http://127.0.0.1:{port}", timeout=TIMEOUT_SECONDS, limits=limits

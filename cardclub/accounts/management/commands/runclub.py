@@ -35,6 +35,11 @@ WEB_COMMAND = [
     "{port}",
     "--lifespan",
     "off",
+    # Headers within 10 s, idle connections kept 75 s (cardclub/server.py says why).
+    "--http",
+    "cardclub.server:HttpToolsProtocol",
+    "--timeout-keep-alive",
+    "75",
 ]
 # The database backend's worker; a club on another backend runs that backend's worker instead.
 WORKER_COMMAND = ["{python}", "manage.py", "db_worker", "--interval", "0.1", "--no-reload"]
