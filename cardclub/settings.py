@@ -332,9 +332,13 @@ BOT_MOVE_PAUSE = float(os.environ.get("BOT_MOVE_PAUSE", "0.4"))
 # A playing match whose bot has not moved for this long is handed to the worker again (a worker
 # that died mid-way).
 BOT_STUCK_AFTER = float(os.environ.get("BOT_STUCK_AFTER", "30"))
+# A task RUNNING for longer than this was left by a worker that was killed: marked, queued again.
+TASK_LOST_AFTER = float(os.environ.get("TASK_LOST_AFTER", "300"))
 # What `manage.py scheduler` queues, and every how many seconds (it also queues each at start).
 PERIODIC_TASKS = {
     "games.tasks.finish_stuck_bot_turns": float(os.environ.get("BOT_SWEEP_EVERY", "30")),
+    # Tasks a killed worker left RUNNING (cardclub/accounts/queue.py).
+    "cardclub.accounts.queue.requeue_lost_tasks": float(os.environ.get("TASK_SWEEP_EVERY", "60")),
     # Live clocks run out by the second: a member who lost on time should hear so soon.
     "games.tasks.sweep_clocks": float(os.environ.get("CLOCK_SWEEP_EVERY", "10")),
     "cardclub.leagues.tasks.record_overdue_fixtures": float(
