@@ -55,7 +55,7 @@ HEADERS = [
     (b"x-accel-buffering", b"no"),
     (b"x-content-type-options", b"nosniff"),
 ]
-# A process's first stream may come while its listener is still connecting: wait this long.
+# A process's first streams may come while its listener is still connecting: wait this long.
 LISTENER_WAIT = 1.0
 # Seconds a page is told to wait before asking again for a stream it was refused.
 RETRY_AFTER = 2
@@ -113,7 +113,9 @@ class LiveStreams:
             await _plain(send, 403)
             return
         hub = push.hub()
-        if not await hub.wait_live(LISTENER_WAIT):
+        # Only a process just started waits for its listener; one that lost the broker says
+        # so at once (the page polls meanwhile, and the listener retries on its own).
+        if not await hub.wait_live(0 if hub.outages else LISTENER_WAIT):
             await _plain(send, 503, _refusal(scope, "down"), retry_after=RETRY_AFTER)
             return
         cap = settings.PUSH_STREAMS_PER_MEMBER
