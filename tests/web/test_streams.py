@@ -83,6 +83,7 @@ class Controlled:
         self.up.set()
         self.lose = None
         self.listening = 0
+        self.connected = asyncio.Event()
 
     def publish(self, data):
         pass
@@ -92,7 +93,9 @@ class Controlled:
         self.lose = asyncio.Event()
         self.listening += 1
         ready()
+        self.connected.set()
         await self.lose.wait()
+        self.connected.clear()
         raise ConnectionError("the broker went away")
 
 
@@ -167,6 +170,7 @@ def test_a_lost_broker_ends_every_stream_refuses_new_ones_and_a_stream_after_it_
         # A move committed while the broker was away: no stream heard it.
         await asyncio.to_thread(_bump, match.pk)
         broker.up.set()
+        await asyncio.wait_for(broker.connected.wait(), 2)  # the listener is back
         after = Stream(app, url, cookie)
         task = asyncio.ensure_future(after.run())
         await after.until(f"data: {match.version + 1}\n")
