@@ -160,3 +160,28 @@ def test_a_client_that_sends_its_headers_too_slowly_is_disconnected_and_a_prompt
         server.stop()
     assert closed_after is not None and 0.9 < closed_after < 3, closed_after
     assert prompt.status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_headers_larger_than_the_limit_are_refused_and_the_connection_closed():
+    import socket
+
+    server = start_app_server()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(b"GET /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            answer, reset = b"", False
+            try:
+                for _ in range(100):  # 100 KB of headers, never finished
+                    sock.sendall(b"X-Filler: " + b"a" * 1000 + b"\r\n")
+                while chunk := sock.recv(4096):
+                    answer += chunk
+            except ConnectionResetError:
+                # Closed with our bytes still unread, the kernel resets the connection (and
+                # may drop the 400 already sent): closed all the same.
+                reset = True
+        prompt = httpx.get(f"{server.url}/accounts/login/", timeout=5)
+    finally:
+        server.stop()
+    assert reset or (answer.startswith(b"HTTP/1.1 400") and b"too large" in answer), answer
+    assert prompt.status_code == 200
