@@ -37,6 +37,7 @@ from types import SimpleNamespace
 from django.conf import settings
 from django.contrib.auth import aget_user
 from django.core.handlers.asgi import ASGIRequest
+from django.db import DatabaseError
 from django.db.models import Count, Max
 from django.http import HttpResponse
 from django.http.request import split_domain_port, validate_host
@@ -106,7 +107,12 @@ class LiveStreams:
         if not _host_allowed(scope):
             await _plain(send, 400)
             return
-        user_id = await _member_id(scope)
+        try:
+            user_id = await _member_id(scope)
+        except DatabaseError:
+            # The database is away (a restart): no stream, and no 500; the page polls.
+            await _plain(send, 503, _refusal(scope, "down"), retry_after=RETRY_AFTER)
+            return
         if user_id is None:
             # A stream is no page to redirect to the login; the page polls (and the poll
             # answers the login redirect as usual).
@@ -130,18 +136,14 @@ class LiveStreams:
             keys = (f"u:{user_id}", push.member_key(user_id))
         sub = hub.subscribe(*keys, member=user_id)
         try:
-            if name == "live":
-                version = (
-                    await Match.objects.filter(pk=match_id)
-                    .values_list("version", flat=True)
-                    .afirst()
-                )
-                if version is None:
-                    await _plain(send, 404)
-                    return
-                first = {"version": version, **({"chat": 0, "bell": 0} if reconnect else {})}
-            else:
-                first = {"mine": await _mine_now(user_id), **({"bell": 0} if reconnect else {})}
+            try:
+                first = await _first_events(name, match_id, user_id, reconnect)
+            except DatabaseError:
+                await _plain(send, 503, _refusal(scope, "down"), retry_after=RETRY_AFTER)
+                return
+            if first is None:
+                await _plain(send, 404)
+                return
             await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
             writer = asyncio.ensure_future(_write(send, sub, push.sse_head(first)))
             listener = asyncio.ensure_future(_until_disconnect(receive))
@@ -155,6 +157,16 @@ class LiveStreams:
                         await task
         finally:
             sub.close()
+
+
+async def _first_events(name: str, match_id, user_id: int, reconnect: bool) -> dict | None:
+    """What a new stream starts with (``None``: no such match)."""
+    if name == "live":
+        version = await Match.objects.filter(pk=match_id).values_list("version", flat=True).afirst()
+        if version is None:
+            return None
+        return {"version": version, **({"chat": 0, "bell": 0} if reconnect else {})}
+    return {"mine": await _mine_now(user_id), **({"bell": 0} if reconnect else {})}
 
 
 def _refusal(scope, why: str) -> str:

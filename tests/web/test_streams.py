@@ -275,3 +275,27 @@ def test_a_hung_broker_blocks_only_the_publishers_thread_and_a_full_queue_drops(
     # Three queued (and perhaps one already in the thread's hands), the rest dropped and
     # counted.
     assert len(sent) in (3, 4) and len(sent) + publisher.dropped == 10
+
+
+def test_a_database_that_is_away_gets_a_503_not_a_crash(
+    alice, bob, client_for, broker, monkeypatch
+):
+    from django.db import OperationalError
+
+    from games import streams
+
+    match = start_match("schotten_totten", [alice, bob])
+    cookie = _cookie(client_for(alice))
+
+    async def away(*args):
+        raise OperationalError("the database system is starting up")
+
+    monkeypatch.setattr(streams, "_first_events", away)
+
+    async def scenario():
+        stream = Stream(LiveStreams(None), reverse("games:live", args=[match.pk]), cookie)
+        await stream.run()
+        return stream
+
+    stream = run_async(scenario())
+    assert stream.status == 503 and stream.response_headers["retry-after"] == "2"
