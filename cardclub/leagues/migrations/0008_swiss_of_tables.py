@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leagues', '0006_calendar_tokens'),
+        ('leagues', '0007_calendar_tokens'),
     ]
 
     operations = [

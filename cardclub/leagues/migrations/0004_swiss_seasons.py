@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leagues', '0002_ready_and_round_start'),
+        ('leagues', '0003_season_manage_league_results_permission'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leagues', '0004_registration_window_and_withdrawals'),
+        ('leagues', '0005_registration_window_and_withdrawals'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -6,14 +6,10 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leagues', '0003_swiss_seasons'),
+        ('leagues', '0004_swiss_seasons'),
     ]
 
     operations = [
-        migrations.AlterModelOptions(
-            name='season',
-            options={'ordering': ['-starts_on', '-pk'], 'permissions': [('manage_league_results', 'Can manage league results')], 'verbose_name': 'season', 'verbose_name_plural': 'seasons'},
-        ),
         migrations.AddField(
             model_name='season',
             name='registration_closes',

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leagues', '0005_cups'),
+        ('leagues', '0006_cups'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
