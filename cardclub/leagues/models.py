@@ -100,6 +100,14 @@ class Season(models.Model):
             "sonneborn_berger, head_to_head, wins."
         ),
     )
+    pairs = models.BooleanField(
+        _("entrants are pairs"),
+        default=False,
+        help_text=_(
+            "For a round robin of a game played in pairs (Escoba in pairs): members register "
+            "as fixed partnerships, both agreeing, and the standings are by pair."
+        ),
+    )
     best_of = models.PositiveSmallIntegerField(
         _("games per cup tie"),
         default=1,
@@ -191,6 +199,8 @@ class Season(models.Model):
 
     @property
     def seats_per_fixture(self) -> int:
+        if self.pairs:
+            return 4  # partners in seats 0 and 2 against 1 and 3
         return 2 if self.is_two_player else self.table_size
 
     def clean(self) -> None:
@@ -333,6 +343,8 @@ class Season(models.Model):
             return season._start_swiss_tables(self)
         players = [player.user_id for player in season._field()]
         size = season.seats_per_fixture
+        if season.pairs:
+            return season._start_pairs(self)
         if season.is_round_robin:
             plan = [
                 pairs
@@ -342,10 +354,15 @@ class Season(models.Model):
             ]
         else:
             plan = [r.tables for r in scheduling.table_rounds(players, size, season.table_rounds)]
+        return season._write_schedule(self, plan)
+
+    def _write_schedule(self, caller: Season, plan: list[list[tuple]]) -> int:
+        """Every round of a planned season (each a list of seat tuples) into rounds, fixtures
+        and seats, and the season running."""
         # Bulk inserts (both SQLite and PostgreSQL return the new keys): a 40-member double
         # round robin is 1,560 fixtures.
         rounds = Round.objects.bulk_create(
-            Round(season=season, number=number, deadline=season.deadline_for(number))
+            Round(season=self, number=number, deadline=self.deadline_for(number))
             for number in range(1, len(plan) + 1)
         )
         fixtures = Fixture.objects.bulk_create(
@@ -359,11 +376,11 @@ class Season(models.Model):
             for fixture, table in zip(fixtures, tables, strict=True)
             for index, user_id in enumerate(table)
         )
-        season.status = self.Status.RUNNING
-        season.current_round = 1
-        season.save(update_fields=["status", "current_round"])
-        self.status, self.current_round = season.status, season.current_round
-        notifications.notify_new_fixtures(season)
+        self.status = self.Status.RUNNING
+        self.current_round = 1
+        self.save(update_fields=["status", "current_round"])
+        caller._refresh_from(self)
+        notifications.notify_new_fixtures(self)
         return len(plan)
 
     def _field(self) -> list[SeasonPlayer]:
@@ -418,6 +435,78 @@ class Season(models.Model):
             )
         self._seed(players)
         return self._open_first_round(caller, self._pair_swiss_round)
+
+    def _start_pairs(self, caller: Season) -> int:
+        """A round robin of the confirmed pairs: each fixture seats one pair in seats 0 and 2,
+        the other in 1 and 3, as a game in pairs is played."""
+        if not self.is_round_robin or not self.league.variant.options.get("pairs"):
+            raise LeagueError(
+                gettext("A season of pairs is a round robin of house rules played in pairs.")
+            )
+        pairs = list(self.pairs_entered.exclude(confirmed_at=None).order_by("created_at", "pk"))
+        if len(pairs) < 2:
+            raise LeagueError(gettext("At least two pairs must have registered."))
+        by_id = {pair.pk: pair for pair in pairs}
+        games = scheduling.round_robin(list(by_id), double=self.format == self.Format.DOUBLE)
+        plan = [
+            [
+                (by_id[a].first_id, by_id[b].first_id, by_id[a].second_id, by_id[b].second_id)
+                for a, b in pairings
+            ]
+            for pairings in games
+        ]
+        return self._write_schedule(caller, plan)
+
+    @transaction.atomic
+    def propose_pair(self, user, partner) -> SeasonPair:
+        """``user`` asks ``partner`` to be their pair; it counts once the partner confirms. Under
+        the season's lock, so nobody ends up in two pairs."""
+        season = self.locked()
+        if not season.pairs:
+            raise LeagueError(gettext("This season is not played in pairs."))
+        problem = season.registration_problem()
+        if problem:
+            raise LeagueError(problem)
+        if partner is None:
+            raise LeagueError(gettext("There is no member of that name."))
+        if partner.pk == user.pk:
+            raise LeagueError(gettext("Your partner must be another member."))
+        for member in (user, partner):
+            if season.pair_of(member):
+                raise LeagueError(
+                    gettext("%(name)s is already in a pair this season.")
+                    % {"name": member.get_username()}
+                )
+        return SeasonPair.objects.create(season=season, first=user, second=partner)
+
+    def pair_of(self, user) -> SeasonPair | None:
+        return (
+            self.pairs_entered.filter(models.Q(first=user) | models.Q(second=user))
+            .select_related("first", "second")
+            .first()
+        )
+
+    @transaction.atomic
+    def answer_pair(self, pair_id: int, user, accept: bool) -> SeasonPair | None:
+        """The invited partner confirms (both become the season's players) or either member
+        calls it off, while registration is open."""
+        season = self.locked()
+        pair = season.pairs_entered.filter(pk=pair_id).first()
+        if pair is None or user.pk not in (pair.first_id, pair.second_id):
+            raise LeagueError(gettext("There is no such pair for you."))
+        if season.status != self.Status.REGISTRATION:
+            raise LeagueError(gettext("Registration for this season is closed."))
+        if not accept:
+            SeasonPlayer.objects.filter(season=season, user_id__in=pair.members()).delete()
+            pair.delete()
+            return None
+        if user.pk != pair.second_id:
+            raise LeagueError(gettext("Only the invited partner can confirm the pair."))
+        pair.confirmed_at = timezone.now()
+        pair.save(update_fields=["confirmed_at"])
+        for user_id in pair.members():
+            SeasonPlayer.objects.get_or_create(season=season, user_id=user_id)
+        return pair
 
     def _start_swiss_tables(self, caller: Season) -> int:
         """Seed the members by rating and seat round 1 in seed order (under the season's lock)."""
@@ -611,6 +700,27 @@ class Season(models.Model):
         self.status = self.Status.FINISHED
         self.ends_on = self.ends_on or timezone.localdate()
         self.save(update_fields=["status", "ends_on"])
+
+
+class SeasonPair(models.Model):
+    """Two members entering a season of pairs together; it counts once the second confirms."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="pairs_entered")
+    first = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    second = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    confirmed_at = models.DateTimeField(_("confirmed"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["season", "created_at"]
+        verbose_name = _("pair")
+        verbose_name_plural = _("pairs")
+
+    def __str__(self) -> str:
+        return f"{self.first} & {self.second}"
+
+    def members(self) -> tuple[int, int]:
+        return (self.first_id, self.second_id)
 
 
 class SeasonPlayer(models.Model):
