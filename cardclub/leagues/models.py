@@ -34,6 +34,11 @@ class League(models.Model):
         RuleVariant, on_delete=models.PROTECT, related_name="leagues", verbose_name=_("house rules")
     )
     description = models.TextField(_("description"), blank=True)
+    promotion_places = models.PositiveSmallIntegerField(
+        _("promoted and relegated"),
+        default=2,
+        help_text=_("With divisions: how many go up from each division, and down."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -69,6 +74,12 @@ class Season(models.Model):
         League, on_delete=models.CASCADE, related_name="seasons", verbose_name=_("league")
     )
     name = models.CharField(_("name"), max_length=100)
+    division = models.PositiveSmallIntegerField(
+        _("division"),
+        null=True,
+        blank=True,
+        help_text=_("Empty: the league has no divisions. 1 is the top division, then 2, …"),
+    )
     starts_on = models.DateField(_("starts on"), default=timezone.localdate)
     ends_on = models.DateField(_("ends on"), null=True, blank=True)
     format = models.CharField(
@@ -171,10 +182,16 @@ class Season(models.Model):
         permissions = [("manage_league_results", "Can manage league results")]
 
     def __str__(self) -> str:
+        if self.division:
+            return f"{self.league} — {self.name} ({self.division_label})"
         return f"{self.league} — {self.name}"
 
     def get_absolute_url(self) -> str:
         return reverse("leagues:season", args=[self.pk])
+
+    @property
+    def division_label(self) -> str:
+        return gettext("Division %(n)s") % {"n": roman(self.division)} if self.division else ""
 
     @property
     def is_round_robin(self) -> bool:
@@ -729,6 +746,8 @@ class SeasonPlayer(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="league_seasons"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
+    # How the member came to this division: promoted, relegated (empty: stayed, or joined).
+    moved = models.CharField(_("came by"), max_length=10, blank=True)
     withdrawn_at = models.DateTimeField(_("withdrew"), null=True, blank=True)
     withdrawal = models.CharField(
         _("withdrawal rule applied"),
@@ -1158,6 +1177,73 @@ def swiss_history(season: Season, seeds: dict[int, int], absent=frozenset()) -> 
     for user_id, entrant in by_user.items():
         entrant.games = [games[user_id].get(n) for n in range(1, rounds + 1)]
     return list(by_user.values())
+
+
+def roman(number: int) -> str:
+    """I, II, III… for division numbers."""
+    numerals = [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+    out = ""
+    for value, letters in numerals:
+        while number >= value:
+            out += letters
+            number -= value
+    return out
+
+
+@transaction.atomic
+def promote_and_relegate(seasons) -> list[Season]:
+    """Carry the members of a finished season's divisions into the next season's: the same
+    league's seasons with the same divisions that start later and are open for registration
+    (the admin creates them first). The league's rule decides who goes up and down; a member
+    already in next season's division stays where they are. Returns next season's divisions."""
+    from . import divisions, standings
+
+    seasons = sorted(seasons, key=lambda s: (s.league_id, s.name, s.division or 0))
+    if not seasons or any(s.division is None for s in seasons):
+        raise LeagueError(gettext("Choose the seasons of one league's divisions."))
+    league, name = seasons[0].league, seasons[0].name
+    if any((s.league_id, s.name) != (league.pk, name) for s in seasons):
+        raise LeagueError(gettext("Choose the divisions of one season of one league."))
+    if [s.division for s in seasons] != list(range(1, len(seasons) + 1)):
+        raise LeagueError(gettext("Choose every division of the season, from Division I down."))
+    if any(s.status != Season.Status.FINISHED for s in seasons):
+        raise LeagueError(gettext("Every division must be finished first."))
+    targets = []
+    for season in seasons:
+        target = (
+            Season.objects.select_for_update()
+            .filter(
+                league=league,
+                division=season.division,
+                status=Season.Status.REGISTRATION,
+                starts_on__gt=season.starts_on,
+            )
+            .order_by("starts_on", "pk")
+            .first()
+        )
+        if target is None:
+            raise LeagueError(
+                gettext("Create next season's %(division)s first (open for registration).")
+                % {"division": season.division_label}
+            )
+        targets.append(target)
+    orders = []
+    for season in seasons:
+        players, withdrawn, byes = standings.members(season)
+        table, _cross = standings.season_tables(season, players, byes, withdrawn)
+        orders.append([row.user_id for row in table if not row.withdrawn])
+    for target, arrivals in zip(
+        targets, divisions.moves(orders, league.promotion_places), strict=True
+    ):
+        taken = set(
+            SeasonPlayer.objects.filter(season__in=targets).values_list("user_id", flat=True)
+        )
+        SeasonPlayer.objects.bulk_create(
+            SeasonPlayer(season=target, user_id=user_id, moved=how)
+            for user_id, how in arrivals
+            if user_id not in taken
+        )
+    return targets
 
 
 def new_calendar_token() -> str:

@@ -28,7 +28,7 @@ def league_list(request):
         Prefetch(
             "seasons",
             queryset=Season.objects.annotate(player_count=Count("players")).order_by(
-                "-starts_on", "-pk"
+                "-starts_on", "division", "-pk"
             ),
         )
     )
@@ -149,6 +149,11 @@ def season_page(request, pk):
         if season.is_swiss
         else []
     )
+    arrivals = (
+        list(season.players.exclude(moved="").values_list("moved", "user__username"))
+        if season.division
+        else []
+    )
     my_pair = season.pair_of(request.user) if season.pairs else None
     is_player = (my_pair is not None) if season.pairs else request.user.pk in players
     return TemplateResponse(
@@ -184,6 +189,8 @@ def season_page(request, pk):
             and not is_player
             and not season.pairs,
             "my_pair": my_pair,
+            "promoted": sorted(n for how, n in arrivals if how == "promoted"),
+            "relegated": sorted(n for how, n in arrivals if how == "relegated"),
             "pair_names": sorted(players.values()) if season.pairs else [],
             "registration_problem": season.registration_problem(now),
             "can_withdraw": season.status == Season.Status.RUNNING
