@@ -24,7 +24,7 @@ from games import access, actions, registry
 from games.forms import NewTableForm
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
-from games.present import describe_options, table_context
+from games.present import describe_options, public_facts, table_context
 from games.streams import can_stream, mine_stamp
 
 
@@ -415,16 +415,17 @@ def replay(request, pk):
     data = engine.dump(state)
     view = engine.view(state, None)
     seats = list(match.seats.all())
+    facts = public_facts(match, seats)
     context = {
-        "match": match,
-        "seats": seats,
+        "match": facts,
+        "seats": facts.seats,
         "log": match_log(match, seats=seats, records=records),
         "step_links": True,
         "step": step,
         "total": len(records),
         "view": view,
         "moves": [],
-        "hands": [(seat, data["hands"][seat.index]) for seat in seats],
+        "hands": [(seat, data["hands"][seat.index]) for seat in facts.seats],
         "game_template": app.template("table.html"),
         "card_template": app.template("card.html"),
         "last_lines": describe_events(app.present, view["last_moves"], seat_names(seats)),
@@ -459,9 +460,10 @@ def game_log(request, pk):
     The table's "Game log" fetches this when it is opened (htmx), and links to it without JS.
     """
     match = access.match_for_viewer(pk)
+    seats = list(match.seats.all())
     context = {
-        "match": match,
-        "log": match_log(match) if match.state is not None else [],
+        "match": public_facts(match, seats),
+        "log": match_log(match, seats=seats) if match.state is not None else [],
         "card_template": registry.get(match.game).template("card.html"),
     }
     template = "games/log.html#log" if request.htmx else "games/log.html"
