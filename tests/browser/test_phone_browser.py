@@ -137,3 +137,17 @@ def test_the_header_is_one_row_on_a_phone_even_for_an_admin(
         ".map(e => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; })"
     )
     assert max(centres) - min(centres) < 4, centres
+
+
+def test_the_rating_charts_labels_are_readable_on_a_phone(
+    live_server, browser: Browser, make_member
+):
+    night = club_night(make_member, live_moves=0)
+    member = night.members[0]
+    page = phone_page(browser, live_server, member)
+    page.goto(live_server.url + f"/members/{member.username}/")
+    sizes = page.evaluate(
+        "() => [...document.querySelectorAll('.rating-chart text')]"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"
+    )
+    assert sizes and min(sizes) >= 11, sizes
