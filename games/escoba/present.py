@@ -11,6 +11,7 @@ from django.utils.text import get_text_list
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
+from games.contract import Presentation
 from games.present import move_line
 
 # A Spanish card's name is a whole phrase per rank, so each language words it as it must:
@@ -38,8 +39,6 @@ IN_SENTENCE = {
     10: gettext_noop("the king of %(suit)s"),
 }
 NUMBER_IN_SENTENCE = gettext_noop("the %(value)s of %(suit)s")
-# The game log groups Escoba's moves by hand (games.log).
-LOG_GROUP = "hand"
 # The figure printed in the corner of a Spanish card: 1–7, then S, C, R.
 CORNER = {8: "S", 9: "C", 10: "R"}
 
@@ -263,3 +262,17 @@ def card_sprite() -> str:
     from games.escoba.templatetags.escoba_tags import sprite
 
     return sprite()
+
+
+#: What the table machinery uses of this module (the contract: games/contract.py).
+PRESENTATION = Presentation(
+    describe_move=describe_move,
+    table_context=table_context,
+    recent_events=recent_events,
+    last_move=last_move,
+    card_name=card_name,
+    card_html=card_html,
+    card_sprite=card_sprite,
+    # The game log groups Escoba's moves by hand (games.log).
+    log_group="hand",
+)

@@ -107,7 +107,7 @@ def set_escoba_table(match: Match, table, hands, turn=0) -> Match:
     used = table + [c for h in hands for c in h]
     data["table"], data["hands"], data["turn"] = list(table), [list(h) for h in hands], turn
     data["deck"] = [c for c in DECK if c not in used]
-    data["history"] = []
+    data["last_moves"] = []
     match.state = match.engine.dump(match.engine.load(data))
     match.save()
     return match

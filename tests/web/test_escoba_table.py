@@ -160,7 +160,7 @@ def test_a_crowded_four_player_fragment_offers_every_capture_within_ten_kilobyte
     members = [make_member(f"player{n}") for n in range(4)]
     match = set_table(start_match("escoba", members), table, hands)
     data = match.engine.dump(engine_state(match))
-    data["history"] = [
+    data["last_moves"] = [
         [1, (seat + 1) % 4, kind, card, taken, 0, None]
         for seat, (kind, card, taken) in enumerate(events)
     ]
