@@ -14,6 +14,7 @@ from django.db.models import F, FilteredRelation, Q
 from django.db.models.lookups import Exact
 from django.utils import timezone
 from django.utils.formats import date_format, get_format
+from django.utils.translation import pgettext
 
 from cardclub.http import pk_url_maker
 from games import registry
@@ -115,12 +116,14 @@ def rating_chart(points: list[tuple[int, float]], dates: dict | None = None) -> 
         tick += step
     decimal, short_date = decimal_maker(1), short_date_maker()
     played = [number for number, _value in points if number in dates]
+    # A day and a short month, as each language writes them ("3 Nov", "3 nov").
+    day_format = pgettext("a date on the rating chart's time axis", "j M")
     axis = []
     for number in _date_ticks(played):
         # The first date starts at its game and the last ends at its own, inside the frame.
-        anchor = "start" if number == played[0] else "end" if number == games else "middle"
+        anchor = "end" if number == games else "start" if number == played[0] else "middle"
         day = timezone.localdate(dates[number])
-        axis.append((f"{x(number):.1f}", date_format(day, "j M"), anchor))
+        axis.append((f"{x(number):.1f}", date_format(day, day_format), anchor))
     last_y = y(values[-1])
     return Chart(
         points=" ".join(f"{x(n):.1f},{y(v):.1f}" for n, v in points),

@@ -28,9 +28,17 @@ def test_the_chart_has_a_date_axis_from_the_first_game_to_the_latest():
         chart = rating_chart(*history(30))
     xs = [float(x) for x, _label, _anchor in chart.dates]
     assert len(chart.dates) == 4 and xs == sorted(xs)
-    assert chart.dates[0][1:] == ("3 Nov", "start")  # game 1, the day after START
-    assert chart.dates[-1][1:] == ("2 Dic", "end") and xs[-1] == chart.right
+    assert chart.dates[0][1:] == ("3 nov", "start")  # game 1, the day after START
+    assert chart.dates[-1][1:] == ("2 dic", "end") and xs[-1] == chart.right
     assert 0 < xs[0] < CHART_WIDTH
+    with translation.override("en"):
+        assert rating_chart(*history(30)).dates[-1][1] == "2 Dec"
+
+
+def test_a_single_games_date_ends_at_the_frames_right_edge():
+    with translation.override("es"):
+        chart = rating_chart(*history(1))
+    assert chart.dates == [(f"{chart.right:.1f}", "3 nov", "end")]
 
 
 def test_the_chart_marks_the_current_rating_and_lists_every_point_as_a_row():
