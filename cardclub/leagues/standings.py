@@ -181,7 +181,9 @@ def season_tables(season: Season, players: dict[int, str]):
     if tables is None:
         results = load_results(season)
         rows = compute(season, players, results)
-        cross = crosstable(rows, results, season) if season.is_round_robin and results else None
+        # From the start, before any result: who meets whom is the point of a round robin's
+        # crosstable, and its empty cells fill as the results come.
+        cross = crosstable(rows, results, season) if season.is_round_robin and rows else None
         tables = (rows, cross)
         cache.set(key, tables, timeout=24 * 3600)
     return tables
