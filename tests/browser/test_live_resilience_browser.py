@@ -285,3 +285,21 @@ def test_a_stale_move_from_a_second_tab_is_refused_with_a_message_and_the_pick_k
     assert table1.locator("input[name=pick]:checked").get_attribute("value") == picked
     assert MoveRecord.objects.filter(match=match, seat=0).count() == 1
     assert Match.objects.get(pk=match.pk).version == match.version
+
+
+def test_an_element_left_with_an_empty_style_is_replaced_live_without_a_csp_violation(
+    browser, server, alice, bob
+):
+    # CSSOM writes are allowed under the policy and leave a style attribute behind (style="" once
+    # emptied): a browser, an extension or a tool may leave one on any element. htmx used to
+    # copy it onto the element replacing it by setAttribute, which the policy refuses.
+    match = start_match("scout", [alice, bob])
+    page, _ = open_table(browser, server, alice, match)
+    page.evaluate(
+        """() => { for (const el of document.querySelectorAll('#table, #table [id]')) {
+             el.style.color = 'red'; el.style.color = ''; } }"""
+    )
+    assert page.locator('#table[style=""]').count() == 1
+    shows_version(page, play_one(match), 5)
+    shows_version(page, play_one(match), 5)
+    # (the autouse console watch fails the test on any violation)
