@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from games import actions
 from games.models import Match, MoveRecord
 from tests.servers import start_app_server
-from tests.web.table_helpers import engine_state, start_match
+from tests.web.table_helpers import engine_state, start_match, variant
 
 from .helpers import page_with_session
 
@@ -303,3 +303,37 @@ def test_an_element_left_with_an_empty_style_is_replaced_live_without_a_csp_viol
     shows_version(page, play_one(match), 5)
     shows_version(page, play_one(match), 5)
     # (the autouse console watch fails the test on any violation)
+
+
+def test_the_lobby_list_says_it_is_offline_and_catches_up_when_back(
+    browser, server, alice, bob, failures_expected
+):
+    match = start_match("schotten_totten", [alice, bob])
+    wait_until_turn_of(match, bob)
+    page = page_with_session(browser, server, alice)
+    page.goto(server.url + "/play/")
+    mine = page.locator('[data-live="mine"]')
+    expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(1, timeout=20000)
+    expect(page.locator("#mine .badge.turn")).to_have_count(0)
+    page.context.set_offline(True)
+    expect(mine.locator(".connection-state")).to_contain_text("Sin conexión")
+    play_one(match)  # bob moves: alice's turn
+    page.context.set_offline(False)
+    back = time.monotonic()
+    expect(page.locator("#mine .badge.turn")).to_have_count(1, timeout=CATCH_UP_S * 1000)
+    print(f"lobby caught up {time.monotonic() - back:.2f} s after coming back online")
+    expect(mine.locator(".connection-state")).to_be_empty()
+
+
+def test_the_member_who_opened_the_table_gets_the_game_log_live_when_it_starts(
+    browser, server, alice, bob
+):
+    match = actions.create_match(alice, variant("schotten_totten"), 2, ["open"])
+    page, _ = open_table(browser, server, alice, match)
+    expect(page.locator("details.game-log-panel")).to_have_count(0)
+    actions.join_match(match.pk, bob)
+    panel = page.locator("details.game-log-panel")
+    expect(panel).to_have_count(1, timeout=5000)
+    expect(page.locator("form.resign-form")).to_have_count(1)
+    panel.locator("summary").click()
+    expect(panel.locator("#log")).to_have_count(1)
