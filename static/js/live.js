@@ -76,6 +76,7 @@
     var state = wrap.querySelector(".connection-state");
     var source = null;
     var openedAt = 0;
+    var connectedAt = 0; // when the stream was asked for
     var lastHeard = 0;
     var streamBackoff = new Backoff();
     var reconnectAt = 0;
@@ -112,10 +113,17 @@
       lastHeard = Date.now();
     }
 
+    // A fetch now, which also counts as the poll's.
+    function fetchNow() {
+      lastPoll = Date.now();
+      o.fetch();
+    }
+
     function connect() {
       if (!url || source || !link.online()) return;
       var es = new EventSource(url);
       source = es;
+      connectedAt = Date.now();
       es.onopen = function () {
         if (source !== es) return;
         openedAt = Date.now();
@@ -133,7 +141,7 @@
           new CustomEvent("cardclub:streamopen", { detail: { source: es, again: missed } })
         );
         // Back after a break: whatever happened meanwhile is fetched now.
-        if (again) o.fetch();
+        if (again) fetchNow();
         missed = false;
       };
       es.onerror = function () {
@@ -156,7 +164,8 @@
 
     // The stream is gone (an error, a silence, the browser offline): close it for good (never
     // let EventSource retry on its own, every few seconds, for ever), fetch what may have been
-    // missed, and open another after the back-off.
+    // missed (after a failure: a stream merely renewed brings the current version first), and
+    // open another after the back-off.
     function drop(failure) {
       var es = source;
       if (failure && link.everOpen) missed = true;
@@ -165,9 +174,15 @@
       var wasOpen = link.streaming;
       if (openedAt && Date.now() - openedAt >= STABLE_MS) streamBackoff.reset();
       openedAt = 0;
-      reconnectAt = Date.now() + streamBackoff.next();
       mark(false);
-      if (wasOpen) o.fetch();
+      if (!failure) {
+        // Renewed: at once, and no poll meanwhile.
+        reconnectAt = 0;
+        lastPoll = Date.now();
+        return;
+      }
+      reconnectAt = Date.now() + streamBackoff.next();
+      if (wasOpen) fetchNow();
     }
 
     // The answer to one of the page's fetches: ``ok`` false for a failed request (no answer, an
@@ -189,7 +204,7 @@
     function catchUp() {
       fetchBackoff.reset();
       link.retryAt = 0;
-      o.fetch();
+      fetchNow();
       if (!source) {
         streamBackoff.reset();
         reconnectAt = 0;
@@ -201,12 +216,13 @@
       // Silent for too long: dead, when its server sends keep-alives we can hear; else (a
       // comment is all it sends) simply renewed, in case it is dead without a word.
       if (source && link.streaming && now - lastHeard > silentMs) drop(keepaliveEvents);
+      // Asked for and never opened (a hung server, a proxy holding the answer back): failed.
+      if (source && !link.streaming && now - connectedAt > silentMs) drop(true);
       // Only while the server answers: a stream tried against a server that is down would be
       // one more request on every back-off step.
       if (!source && url && now >= reconnectAt && !link.failed) connect();
       if (link.streaming || now - lastPoll < o.pollMs() || !link.mayFetch()) return;
-      lastPoll = now;
-      o.fetch();
+      fetchNow();
     }, TICK_MS);
 
     window.addEventListener("offline", function () {

@@ -337,3 +337,31 @@ def test_the_member_who_opened_the_table_gets_the_game_log_live_when_it_starts(
     expect(page.locator("form.resign-form")).to_have_count(1)
     panel.locator("summary").click()
     expect(panel.locator("#log")).to_have_count(1)
+
+
+def test_a_stream_gone_silent_on_a_hung_server_is_given_up_and_the_page_catches_up(
+    browser, alice, bob, failures_expected
+):
+    import signal
+
+    # A keep-alive of one second: silent for two, a stream is dead.
+    server = start_app_server(
+        {"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": "", "PUSH_KEEPALIVE_SECONDS": "1"}
+    )
+    try:
+        match, page, _ = table_for(browser, server, alice, bob, bob)
+        assert page.locator('[data-live="table"]').get_attribute("data-keepalive") == "1"
+        server.process.send_signal(signal.SIGSTOP)  # hung: connections open, nothing said
+        went = time.monotonic()
+        version = play_one(match)
+        expect(page.locator('[data-live="table"][data-stream="closed"]')).to_have_count(1)
+        sit_out(page, went)
+        # No stream can have opened meanwhile: the page knows it is not live.
+        assert page.locator('[data-live="table"]').get_attribute("data-stream") == "closed"
+        server.process.send_signal(signal.SIGCONT)
+        back = time.monotonic()
+        shows_version(page, version, CATCH_UP_S)
+        print(f"hung server {OUTAGE_S} s: caught up {time.monotonic() - back:.2f} s after")
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+        server.stop()
