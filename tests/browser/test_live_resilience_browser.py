@@ -365,3 +365,29 @@ def test_a_stream_gone_silent_on_a_hung_server_is_given_up_and_the_page_catches_
     finally:
         server.process.send_signal(signal.SIGCONT)
         server.stop()
+
+
+# A 502 as a proxy answers for a server that fails (a 500 of the test server, which runs with
+# DEBUG, would be shown whole by django-htmx's debug script).
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [(502, "el club ha tenido un problema"), (503, "demasiado ocupado")],
+)
+def test_a_move_the_server_fails_on_is_said_and_the_pick_kept(
+    browser, server, alice, bob, failures_expected, status, said
+):
+    match, page, requests = table_for(browser, server, alice, bob, alice)
+    table = page.locator("#table")
+    table.locator(".st-hand label").first.click()
+    picked = table.locator("input[name=pick]:checked").get_attribute("value")
+    page.route(
+        re.compile(r"/move/"),
+        lambda route: route.fulfill(status=status, headers={"Retry-After": "1"}, body="no"),
+    )
+    table.locator(".st-board button[value^='p:']:visible").first.click()
+    expect(page.locator("#messages [role=alert]")).to_contain_text(said)
+    assert table.locator("input[name=pick]:checked").get_attribute("value") == picked
+    expect(table.locator(".turn-line .badge.turn")).to_be_visible()
+    assert len([r for r in requests if r.method == "POST"]) == 1
+    match.refresh_from_db()
+    assert not MoveRecord.objects.filter(match=match, seat=0).exists()
