@@ -28,11 +28,12 @@
   var KEEPALIVE_SECONDS = 20;
   // The first retry after FIRST_RETRY_MS, each next one RETRY_GROWTH times later, up to
   // MAX_RETRY_MS: a page of a server that is down sends about eight requests in its first ten
-  // seconds, a dozen in its first minute, then two a minute. The growth is gentle so that the
-  // gap between two tries, about a quarter of the time the server has been away, stays short
-  // through a restart: after ten seconds away the next try is at most four seconds off. Each
-  // delay is shortened by up to JITTER at random (never lengthened, so the gap stays bounded),
-  // so that the pages of a restarted server do not all come back in the same instant.
+  // seconds, about fourteen in its first minute, then fewer, down to two a minute. The growth
+  // is gentle so that the gap between two tries, about a quarter of the time the server has
+  // been away, stays short through a restart: after ten seconds away the next try is at most
+  // four seconds off. Each delay is shortened by up to JITTER at random (never lengthened, so
+  // the gap stays bounded), so that the pages of a restarted server do not all come back in
+  // the same instant.
   var FIRST_RETRY_MS = 1000;
   var RETRY_GROWTH = 1.25;
   var MAX_RETRY_MS = 30000;
