@@ -101,3 +101,9 @@ def test_a_live_page_names_its_stream_its_keep_alive_and_has_a_polite_connection
         line = re.search(r'<p class="connection-state"[^>]*>', html).group(0)
         assert 'role="status"' in line and 'aria-live="polite"' in line
         assert "Reconectando" in line and "Sin conexión" in line
+
+
+def test_the_page_head_carries_no_template_comment_as_text(alice, client_for):
+    html = client_for(alice).get(reverse("games:lobby")).content.decode()
+    assert "{#" not in html and "#}" not in html and "Content-Security-Policy htmx" not in html
+    assert '"attributesToSettle": ["class", "width", "height"]' in html
