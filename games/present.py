@@ -33,13 +33,10 @@ def describe_options(game: str, options: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def table_context(
-    match: Match, user, state=None, error: str | None = None, step: bool = False
-) -> dict:
+def table_context(match: Match, user, state=None, error: str | None = None) -> dict:
     """Everything a table template may use: the seat's own view, its legal moves, the seats.
 
-    ``state`` is the engine state when the caller already has it (after a move). ``step``: the
-    table as one earlier move left it, shown on the way to the current one (no move offered).
+    ``state`` is the engine state when the caller already has it (after a move).
     """
     app = registry.get(match.game)
     engine = app.engine
@@ -70,7 +67,6 @@ def table_context(
         "poll_url": reverse("games:poll", args=[match.pk]),
         "live_url": reverse("games:live", args=[match.pk]),
         "just": None,
-        "step": step,
         "rules_url": match.get_rules_url(),
     }
     if match.state is None:
@@ -80,12 +76,7 @@ def table_context(
     view = engine.view(state, seat_index)
     moves = []
     # A member who lost on time watches an easy bot play their seat.
-    if (
-        seat is not None
-        and match.status == Match.Status.PLAYING
-        and not step
-        and not seat.timed_out
-    ):
+    if seat is not None and match.status == Match.Status.PLAYING and not seat.timed_out:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
     present = app.present

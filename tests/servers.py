@@ -95,6 +95,11 @@ def start_app_server(env: dict[str, str] | None = None, port: int | None = None,
         str(listening.fileno()),
         "--lifespan",
         "off",
+        # As manage.py runclub serves.
+        "--http",
+        "cardclub.server:HttpToolsProtocol",
+        "--timeout-keep-alive",
+        "75",
         "--log-level",
         "warning",
         "--workers",
@@ -173,3 +178,70 @@ def redis_answers() -> bool:
             return sock.recv(16).startswith(b"+PONG")
     except OSError:
         return False
+
+
+class RedisProcess:
+    """A Redis server of the test's own (never the shared one on 6379), to kill and pause:
+    no persistence, on a free port of ``ports``."""
+
+    def __init__(self, ports: range):
+        import random
+
+        candidates = list(ports)
+        random.shuffle(candidates)
+        self.port = next(p for p in candidates if _port_free(p))
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> RedisProcess:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+            + ["--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.answers():
+                return self
+            time.sleep(0.05)
+        raise RuntimeError(f"redis-server did not start on {self.port}")
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL: the broker is gone at once, its connections reset."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def pause(self) -> None:
+        """SIGSTOP: the broker hangs, its connections open and silent."""
+        import signal
+
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        import signal
+
+        self.process.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.resume()
+        self.kill()
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
