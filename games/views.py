@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from cardclub.accounts.models import Preferences
 from cardclub.converters import id_param
@@ -377,9 +377,13 @@ def move(request, pk):
         if not request.htmx:
             messages.error(request, str(error))
             return redirect("games:match", pk=pk)
-        return _render_table(
+        # The refusal is said in the page's messages (the fragment's #messages, out of band)
+        # beside the table as it is now; the event tells static/js/live.js to put the member's
+        # choices back where the new table still offers them.
+        response = _render_table(
             request, access.match_for_viewer(pk), error=str(error), shown_status=PLAYING
         )
+        return trigger_client_event(response, "cardclub:moveRefused")
     if not request.htmx:
         return redirect("games:match", pk=pk)
     # The match and the state as the move left them, seats included: nothing to read again.
