@@ -101,7 +101,7 @@ SCOUT_COST = 0.8  # 3-5 players: the owner's token, and one more card to shed
 TOKEN_COST = 1.0  # 2 players: the token paid
 CHIP_COST = 1.0  # the scout & show chip is used once a round: keep it for a big set
 CHIP_FADE = 4.0  # hard's playouts: the chip's cost falls over another hand's last cards
-EXEMPT_RISK = 0.5  # hard's playouts: the share of an exempt hand still counted against us
+EXEMPT_RISK = 0.8  # hard's playouts: the share of an exempt hand still counted against us
 END_BONUS = 3.0  # emptying the hand: exempt from the count, and the others pay theirs
 SHOW_FIRST = 1.0  # a show worth this much is made without looking at the scouts
 
