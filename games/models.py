@@ -20,7 +20,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.engine import InvalidOptions
+from games.engine import EngineError, InvalidOptions, replay
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
 BOT_LEVEL_NAMES = dict(BOT_LEVELS)
@@ -187,24 +187,22 @@ class RuleVariant(models.Model):
         raise ValidationError(translate_engine_error(last_error))
 
 
-def translate_engine_error(error, game: str | None = None) -> str:
+def translate_engine_error(error: Exception, game: str | None = None) -> str:
     """An engine's English message template, translated, with its parameters filled in.
 
     With ``game``, a ``card`` parameter (a card id such as "3e") is given by the card's name
-    ("3 de espadas") through the game's ``present.card_name``: members never see card ids.
+    ("3 de espadas") through the game's ``card_name``: members never see card ids.
     """
     from django.utils.translation import gettext
 
-    template = getattr(error, "template", None)
-    if template is None:
+    if not isinstance(error, EngineError):
         return str(error)
-    params = dict(getattr(error, "params", {}) or {})
-    present = registry.present(game) if game and registry.is_game(game) else None
-    if present is not None and hasattr(present, "card_name") and "card" in params:
+    params = dict(error.params)
+    if game and registry.is_game(game) and "card" in params:
         # Not a card id after all (garbage from a form): keep it as it was typed.
         with contextlib.suppress(KeyError, ValueError, IndexError):
-            params["card"] = present.card_name(str(params["card"]))
-    text = gettext(template)
+            params["card"] = registry.present(game).card_name(str(params["card"]))
+    text = gettext(error.template)
     return text % params if params else text
 
 
@@ -212,18 +210,12 @@ class MatchQuerySet(models.QuerySet):
     def open(self):
         return self.filter(status=Match.Status.OPEN)
 
-    def live(self):
-        return self.filter(status__in=Match.LIVE_STATUSES)
-
     def listed(self):
         """Only the columns a list of matches shows, with the house rules' names (never the
         state: see ``Match.summary``)."""
         return self.select_related("variant").only(
             *Match.LIST_FIELDS, "variant__name_es", "variant__name_en"
         )
-
-    def for_user(self, user):
-        return self.filter(seats__user=user)
 
     def newest_finished_pk(self) -> int:
         """The match that finished last (0 before the first): one entry of the ``(status,
@@ -348,19 +340,20 @@ class Match(models.Model):
     def is_over(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.ABANDONED)
 
-    def load_state(self):
-        return self.engine.load(self.state)
+    def new_game(self):
+        """The engine's first state for this match's players, house rules and seed."""
+        return self.engine.new_game(self.players, options=self.options, seed=self.seed)
 
-    def replay(self, upto: int | None = None):
-        """Rebuild the state from the seed and the move log (the first ``upto`` moves)."""
-        engine = self.engine
-        state = engine.new_game(self.players, options=self.options, seed=self.seed)
-        records = self.moves.order_by("seq")
+    def replay(self, upto: int | None = None, moves=None):
+        """Rebuild the state from the seed and the move log (the first ``upto`` moves).
+
+        ``moves``: the log as ``(seat, code)`` pairs when the caller has it already.
+        """
+        if moves is None:
+            moves = self.moves.order_by("seq").values_list("seat", "code")
         if upto is not None:
-            records = records[:upto]
-        for record in records:
-            state = engine.apply(state, record.seat, engine.parse_move(record.code))
-        return state
+            moves = moves[:upto]
+        return replay(self.engine, self.new_game(), moves)
 
     #: The ``format`` of :meth:`export`; bump ``EXPORT_VERSION`` when a field changes meaning.
     EXPORT_FORMAT = "cardclub-match"

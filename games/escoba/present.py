@@ -10,6 +10,7 @@ from types import MappingProxyType
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
+from games.contract import Presentation
 from games.present import move_line
 
 SUITS = {
@@ -24,8 +25,6 @@ RANKS = {
     9: gettext_noop("Caballo"),
     10: gettext_noop("Rey"),
 }
-# The game log groups Escoba's moves by hand (games.log).
-LOG_GROUP = "hand"
 # The figure printed in the corner of a Spanish card: 1–7, then S, C, R.
 CORNER = {8: "S", 9: "C", 10: "R"}
 
@@ -243,3 +242,17 @@ def card_sprite() -> str:
     from games.escoba.templatetags.escoba_tags import sprite
 
     return sprite()
+
+
+#: What the table machinery uses of this module (the contract: games/contract.py).
+PRESENTATION = Presentation(
+    describe_move=describe_move,
+    table_context=table_context,
+    recent_events=recent_events,
+    last_move=last_move,
+    card_name=card_name,
+    card_html=card_html,
+    card_sprite=card_sprite,
+    # The game log groups Escoba's moves by hand (games.log).
+    log_group="hand",
+)

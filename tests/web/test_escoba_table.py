@@ -26,7 +26,7 @@ def set_table(match, table, hands, turn=0):
     used = table + [c for h in hands for c in h]
     data["table"], data["hands"], data["turn"] = list(table), [list(h) for h in hands], turn
     data["deck"] = [c for c in engine.DECK if c not in used]
-    data["history"] = []
+    data["last_moves"] = []
     match.state = match.engine.dump(match.engine.load(data))
     match.save()
     return match
@@ -162,7 +162,7 @@ def test_a_crowded_four_player_fragment_offers_every_capture_within_ten_kilobyte
     members = [make_member(f"player{n}") for n in range(4)]
     match = set_table(start_match("escoba", members), table, hands)
     data = match.engine.dump(engine_state(match))
-    data["history"] = [
+    data["last_moves"] = [
         [1, (seat + 1) % 4, kind, card, taken, 0, None]
         for seat, (kind, card, taken) in enumerate(events)
     ]
