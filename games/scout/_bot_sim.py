@@ -69,7 +69,7 @@ class Round:
         r.turn = self.turn
         r.deciding = self.deciding[:]
         r.first = self.first
-        r.ender = None
+        r.ender = self.ender
         r.over = self.over
         r.work = 0
         return r

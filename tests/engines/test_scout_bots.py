@@ -246,3 +246,34 @@ def test_the_playout_model_plays_rounds_as_the_engine_does(players):
             assert bool(model.deciding) == (state.phase == engine.DECIDE)
             if not model.deciding:
                 assert model.turn == state.turn
+
+
+def test_the_chip_costs_less_as_another_hand_runs_out():
+    """Hard's own playouts: an unused chip is worth nothing once the round ends, so its price
+    falls from ``CHIP_COST`` to nothing over another seat's last cards."""
+    model = _bot_sim.Round.from_state(engine.new_game(4, seed=1))
+    costs = []
+    for size in (9, 5, 3, 1):
+        model.hands[2] = model.hands[2][:size]
+        costs.append(bots._chip_cost(model, 0))
+    assert costs[0] == costs[1] == bots.CHIP_COST
+    assert costs[1] > costs[2] > costs[3] == 0.0
+
+
+def test_hard_counts_only_part_of_its_own_exemption():
+    """A round our seat ends with cards in hand (every other seat scouted its set) is worth less
+    to hard's playouts than the rules' points say: the exemption is valued as a risk."""
+    state = engine.new_game(3, seed=2)
+    for seat in range(3):
+        state = engine.apply(state, seat, engine.KEEP)
+    model = _bot_sim.Round.from_state(state)
+    model.hands[2] = (5 << 4 | 1, 6 << 4 | 2, *model.hands[2][2:])  # a 5-6 run to show
+    model.turn = 2
+    model.play(2, ("s", 0, 2))
+    model.play(0, ("c", "L", False, 0))
+    model.play(1, ("c", "L", False, 0))
+    assert model.over and model.ender == 2 and len(model.hands[2]) == 10
+    points = model.points()
+    fair = points[2] - (points[0] + points[1]) / 2
+    assert bots._playout(model.copy(), 2, {}, None) == fair - bots.EXEMPT_RISK * 10
+    assert bots._playout(model.copy(), 0, {}, None) == points[0] - (points[1] + points[2]) / 2
