@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "cardclub.ratings",
     "cardclub.leagues",
     "cardclub.chat",
+    "cardclub.social",
     "cardclub.notifications",
 ]
 
@@ -352,6 +353,12 @@ CHAT_MAX_LENGTH = int(os.environ.get("CHAT_MAX_LENGTH", "200"))
 CHAT_RATE_LIMITS = ((1, 2), (10, 60))
 CHAT_SHOWN = 50
 CHAT_POLL_SECONDS = 10
+
+# --- Playing together (cardclub/social) --------------------------------------------------------
+# A rematch offer lasts this many seconds; "Play again" is offered for this long after the end
+# (the finished match's page keeps its stream open meanwhile, to hear the answers).
+REMATCH_EXPIRY = float(os.environ.get("REMATCH_EXPIRY", "300"))
+REMATCH_WITHIN = float(os.environ.get("REMATCH_WITHIN", "3600"))
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
 # Links in e-mails need the site's address (the worker has no request to take it from).

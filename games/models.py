@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -459,9 +460,21 @@ class Match(models.Model):
     def free_seats(self):
         return [seat for seat in self.seats.all() if seat.is_free]
 
+    def offers_rematch(self, now=None) -> bool:
+        """Whether this finished match still offers "Play again" (cardclub/social): never a
+        league fixture's, and only for ``REMATCH_WITHIN`` seconds after its end. Its page keeps
+        its stream open meanwhile, to hear the answers."""
+        if self.status != self.Status.FINISHED or self.for_fixture or self.finished_at is None:
+            return False
+        limit = timedelta(seconds=settings.REMATCH_WITHIN)
+        return (now or timezone.now()) - self.finished_at <= limit
+
     def mark_finished(self, now=None):
         self.status = self.Status.FINISHED
         self.finished_at = now or timezone.now()
+        # In memory only: the page drawn in the request that ended the match knows nothing
+        # can have been said about it since (no rematch to look up).
+        self.ended_just_now = True
 
     @staticmethod
     def close_seats(seats) -> None:
