@@ -15,12 +15,14 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from .results import outcome, places_of_fixture, places_of_match
+
 
 class Kind(models.TextChoices):
     YOUR_TURN = "your_turn", _("It is my turn")
     NEW_FIXTURE = "new_fixture", _("A new league fixture")
     DEADLINE_SOON = "deadline_soon", _("A deadline within 24 hours")
-    RESULT = "result", _("A fixture's result")
+    RESULT = "result", _("A result: a fixture's, or a match won on time")
     FORFEIT = "forfeit", _("A forfeit or a loss on time")
 
 
@@ -83,7 +85,12 @@ class NotificationQuerySet(models.QuerySet):
         return self.filter(read_at__isnull=True)
 
     def for_list(self):
-        return self.select_related("match__variant", "fixture__round__season__league")
+        # The seats say who won (see results.py): read for the whole list at once.
+        return self.select_related(
+            "match__variant", "fixture__round__season__league", "fixture__match"
+        ).prefetch_related(
+            "match__seats__user", "fixture__seats__user", "fixture__match__seats__user"
+        )
 
 
 class Notification(models.Model):
@@ -166,7 +173,13 @@ class Notification(models.Model):
         if kind == Kind.DEADLINE_SOON and match is not None:
             return gettext("Your move in %(game)s #%(number)d is due within 24 hours.") % names
         if kind == Kind.RESULT and fixture is not None:
-            return gettext("The result of your fixture in %(season)s is in.") % names
+            said = outcome(places_of_fixture(fixture), self.user_id)
+            return " ".join(
+                [gettext("The result of your fixture in %(season)s is in.") % names, said]
+            ).strip()
+        if kind == Kind.RESULT and match is not None:
+            said = outcome(places_of_match(match.seats.all()), self.user_id)
+            return f"{gettext('%(game)s #%(number)d is over.') % names} {said}".strip()
         if kind == Kind.FORFEIT and fixture is not None:
             return gettext("You lost your fixture in %(season)s by forfeit.") % names
         if kind == Kind.FORFEIT and match is not None:

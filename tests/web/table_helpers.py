@@ -97,3 +97,22 @@ def fragment_sizes(clients: dict, match: Match, seed: int, moves: int) -> dict[s
                 assert response.status_code == 200
                 sizes["poll"].append((len(response.content), other, was))
     return sizes
+
+
+def league_fixture_match(game: str, members):
+    """A one-fixture league season of ``members`` whose match has started (everyone ready):
+    the fixture and its match."""
+    from datetime import date
+
+    from cardclub.leagues import actions as league_actions
+    from cardclub.leagues.models import Fixture, League, Season
+
+    league = League.objects.create(name="Liga", game=game, variant=variant(game))
+    season = Season.objects.create(league=league, name="2026", starts_on=date.today())
+    for member in members:
+        season.add_player(member)
+    season.generate_fixtures()
+    fixture = Fixture.objects.get(round__season=season)
+    for member in members:
+        fixture = league_actions.say_ready(fixture.pk, member)
+    return fixture, fixture.match
