@@ -359,6 +359,10 @@ CHAT_POLL_SECONDS = 10
 # (the finished match's page keeps its stream open meanwhile, to hear the answers).
 REMATCH_EXPIRY = float(os.environ.get("REMATCH_EXPIRY", "300"))
 REMATCH_WITHIN = float(os.environ.get("REMATCH_WITHIN", "3600"))
+# A challenge waits this long for its answer (a day: it may be read in an e-mail); one member
+# may challenge another at most so many times per so many seconds ((count, seconds) pairs).
+CHALLENGE_EXPIRY = float(os.environ.get("CHALLENGE_EXPIRY", "86400"))
+CHALLENGE_RATE_LIMITS = ((3, 3600), (10, 86400))
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
 # Links in e-mails need the site's address (the worker has no request to take it from).

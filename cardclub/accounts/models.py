@@ -16,6 +16,11 @@ class Preferences(models.Model):
         default=False,
         help_text=_("A short chime on the table's page when a move makes it your turn."),
     )
+    refuse_challenges = models.BooleanField(
+        _("refuse challenges"),
+        default=False,
+        help_text=_("Nobody can challenge me to a game; I still join tables and play again."),
+    )
     # Kept by cardclub.notifications.middleware (at most once every few minutes): whether the
     # member is around decides if a "your turn" needs an e-mail, and the language they use the
     # site in is the one their e-mails speak unless they chose another.
@@ -44,3 +49,7 @@ class Preferences(models.Model):
         if not getattr(user, "is_authenticated", False):
             return False
         return bool(cls.objects.filter(user=user, turn_sound=True).exists())
+
+    @classmethod
+    def refuses_challenges(cls, user) -> bool:
+        return cls.objects.filter(user=user, refuse_challenges=True).exists()

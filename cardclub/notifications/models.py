@@ -24,6 +24,7 @@ class Kind(models.TextChoices):
     DEADLINE_SOON = "deadline_soon", _("A deadline within 24 hours")
     RESULT = "result", _("A result: a fixture's, or a match won on time")
     FORFEIT = "forfeit", _("A forfeit or a loss on time")
+    CHALLENGE = "challenge", _("A challenge to a game, or the answer to mine")
 
 
 class Choice(models.TextChoices):
@@ -40,6 +41,7 @@ DEFAULT_CHOICES = {
     Kind.DEADLINE_SOON: Choice.EMAIL,
     Kind.RESULT: Choice.EMAIL,
     Kind.FORFEIT: Choice.EMAIL,
+    Kind.CHALLENGE: Choice.EMAIL,
 }
 
 
@@ -87,7 +89,12 @@ class NotificationQuerySet(models.QuerySet):
     def for_list(self):
         # The seats say who won (see results.py): read for the whole list at once.
         return self.select_related(
-            "match__variant", "fixture__round__season__league", "fixture__match"
+            "match__variant",
+            "fixture__round__season__league",
+            "fixture__match",
+            "challenge__challenger",
+            "challenge__challenged",
+            "challenge__variant",
         ).prefetch_related(
             "match__seats__user", "fixture__seats__user", "fixture__match__seats__user"
         )
@@ -116,6 +123,14 @@ class Notification(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("fixture"),
+    )
+    challenge = models.ForeignKey(
+        "social.Challenge",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("challenge"),
     )
     created_at = models.DateTimeField(_("when"), default=timezone.now, db_index=True)
     read_at = models.DateTimeField(_("read"), null=True, blank=True)
@@ -146,6 +161,8 @@ class Notification(models.Model):
     def target_url(self) -> str:
         """Where the notification leads: its match when there is one, else its fixture's season
         page (a fixture has no page of its own), else the list."""
+        if self.challenge_id is not None:
+            return self.challenge.get_absolute_url()
         if self.match_id is not None:
             return self.match.get_absolute_url()
         if self.fixture_id is not None:
@@ -184,5 +201,22 @@ class Notification(models.Model):
             return gettext("You lost your fixture in %(season)s by forfeit.") % names
         if kind == Kind.FORFEIT and match is not None:
             return gettext("You lost %(game)s #%(number)d on time.") % names
+        if kind == Kind.CHALLENGE and self.challenge is not None:
+            return challenge_text(self.challenge, self.user_id)
         # The match or fixture was deleted since: say what kind of news it was.
         return str(self.get_kind_display())
+
+
+def challenge_text(challenge, reader_id: int) -> str:
+    """A challenge as its challenged member reads it, or its answer as the challenger does."""
+    names = {
+        "game": challenge.variant.get_game_display(),
+        "rules": challenge.variant.name,
+    }
+    if reader_id == challenge.challenged_id:
+        names["name"] = challenge.challenger.get_username()
+        return gettext("%(name)s challenges you to %(game)s (%(rules)s).") % names
+    names["name"] = challenge.challenged.get_username()
+    if challenge.status == challenge.Status.ACCEPTED:
+        return gettext("%(name)s accepted your challenge to %(game)s.") % names
+    return gettext("%(name)s declined your challenge to %(game)s.") % names

@@ -37,3 +37,35 @@ def rematch_panel(context, match, seats, my_seat):
         "me": me,
         "csrf_token": context.get("csrf_token"),
     }
+
+
+@register.inclusion_tag("social/lobby_challenges.html", takes_context=True)
+def my_challenges(context):
+    """The lobby's open challenges to and from the member, with their answers: one query on the
+    challenge indexes, redrawn with the lobby's list when one is made or answered."""
+    from cardclub.social.models import Challenge
+
+    user = context["request"].user
+    rows = list(
+        Challenge.objects.open()
+        .concerning(user)
+        .select_related("challenger", "challenged", "variant")
+        .order_by("-created_at")[:20]
+    )
+    return {
+        "received": [c for c in rows if c.challenged_id == user.pk],
+        "sent": [c for c in rows if c.challenger_id == user.pk],
+        "user": user,
+        "csrf_token": context.get("csrf_token"),
+    }
+
+
+@register.inclusion_tag("social/challenge_link.html", takes_context=True)
+def challenge_link(context, person):
+    """On a member's profile: "Challenge" (or why not), never on one's own."""
+    from cardclub.accounts.models import Preferences
+
+    user = context["request"].user
+    if person.pk == user.pk:
+        return {"show": False}
+    return {"show": True, "person": person, "refuses": Preferences.refuses_challenges(person)}
