@@ -363,6 +363,12 @@ REMATCH_WITHIN = float(os.environ.get("REMATCH_WITHIN", "3600"))
 # may challenge another at most so many times per so many seconds ((count, seconds) pairs).
 CHALLENGE_EXPIRY = float(os.environ.get("CHALLENGE_EXPIRY", "86400"))
 CHALLENGE_RATE_LIMITS = ((3, 3600), (10, 86400))
+# Who is online: the members who opened a page within this many seconds (more than
+# LAST_SEEN_WRITE_EVERY, which is how often "last seen" is written); the lobby's list is drawn
+# at most every PRESENCE_CACHE_SECONDS and shows at most ONLINE_SHOWN members.
+ONLINE_WITHIN = float(os.environ.get("ONLINE_WITHIN", "300"))
+PRESENCE_CACHE_SECONDS = 20
+ONLINE_SHOWN = 100
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
 # Links in e-mails need the site's address (the worker has no request to take it from).

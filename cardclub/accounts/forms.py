@@ -47,8 +47,16 @@ class ProfileForm(forms.ModelForm):
         help_text=_("Nobody can challenge me to a game; I still join tables and play again."),
     )
 
+    hide_presence = forms.BooleanField(
+        label=_("Hide that I am online"),
+        required=False,
+        help_text=_(
+            "Others do not see me in the lobby's list of who is online, nor when I was last seen."
+        ),
+    )
+
     #: The member's preferences this form edits, beside the user's own fields.
-    PREFERENCES = ("turn_sound", "refuse_challenges")
+    PREFERENCES = ("turn_sound", "refuse_challenges", "hide_presence")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -21,6 +21,13 @@ class Preferences(models.Model):
         default=False,
         help_text=_("Nobody can challenge me to a game; I still join tables and play again."),
     )
+    hide_presence = models.BooleanField(
+        _("hide that I am online"),
+        default=False,
+        help_text=_(
+            "Others do not see me in the lobby's list of who is online, nor when I was last seen."
+        ),
+    )
     # Kept by cardclub.notifications.middleware (at most once every few minutes): whether the
     # member is around decides if a "your turn" needs an e-mail, and the language they use the
     # site in is the one their e-mails speak unless they chose another.
@@ -35,6 +42,10 @@ class Preferences(models.Model):
     class Meta:
         verbose_name = _("preferences")
         verbose_name_plural = _("preferences")
+        indexes = [
+            # Who is online: the members seen within the last few minutes (cardclub/social).
+            models.Index(fields=["last_seen"], name="preferences_last_seen"),
+        ]
 
     def __str__(self) -> str:
         return str(self.user)

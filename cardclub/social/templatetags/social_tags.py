@@ -69,3 +69,21 @@ def challenge_link(context, person):
     if person.pk == user.pk:
         return {"show": False}
     return {"show": True, "person": person, "refuses": Preferences.refuses_challenges(person)}
+
+
+@register.inclusion_tag("social/online.html", takes_context=True)
+def online_list(context):
+    """The lobby's "Who is online", with what each member plays (links to watch) and a link to
+    challenge them."""
+    from cardclub.social.presence import online_rows
+
+    rows, more = online_rows(context["request"].user.get_username())
+    return {"rows": rows, "more": more}
+
+
+@register.inclusion_tag("social/presence.html")
+def presence(person):
+    """On a profile: "online now", "last seen …", or nothing for a member who hides it."""
+    from cardclub.social.presence import presence_of
+
+    return {"presence": presence_of(person)}
