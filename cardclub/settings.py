@@ -369,6 +369,12 @@ CHALLENGE_RATE_LIMITS = ((3, 3600), (10, 86400))
 ONLINE_WITHIN = float(os.environ.get("ONLINE_WITHIN", "300"))
 PRESENCE_CACHE_SECONDS = 20
 ONLINE_SHOWN = 100
+# A member with a match's page open (fetched within WATCHING_WITHIN seconds) and no seat is
+# watching it; that is written at most every WATCH_WRITE_EVERY seconds per member and match.
+WATCHING_WITHIN = float(os.environ.get("WATCHING_WITHIN", "300"))
+WATCH_WRITE_EVERY = 60
+WATCHING_SHOWN = 50
+WATCHING_CACHE_SECONDS = 10
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
 # Links in e-mails need the site's address (the worker has no request to take it from).

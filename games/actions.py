@@ -114,16 +114,19 @@ def _locked(match_id: int) -> tuple[Match, list[Seat]]:
 
 
 @retried
-def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -> Match:
+def create_match(
+    user, variant: RuleVariant, players: int, fillers: list[str], private: bool = False
+) -> Match:
     """Open a table: the creator sits at seat 0; ``fillers`` says, for every other seat,
-    ``"open"`` or a bot level. A table whose every seat is taken starts at once."""
+    ``"open"`` or a bot level. A table whose every seat is taken starts at once. ``private``
+    (or house rules that say so) keeps it to its seated and invited members."""
     if not variant.active:
         raise ActionError(_("These house rules are no longer offered."))
     if len(fillers) != players - 1:
         raise ActionError(_("Say who sits at every other seat."))
     if any(filler not in ("open", "easy", "hard") for filler in fillers):
         raise ActionError(_("Unknown choice for a seat."))
-    return start_seated(user, variant, [user, *fillers])
+    return start_seated(user, variant, [user, *fillers], private=private)
 
 
 @retried
@@ -543,11 +546,13 @@ def start_seated(
     clock: dict | None = None,
     rated: bool | None = None,
     seed: int | None = None,
+    private: bool = False,
 ) -> Match:
     """Open a table with every seat said: per seat a member, a bot level ("easy", "hard") or
     "open". It starts at once when no seat is open. ``options`` and ``clock`` default to the
     house rules' (a rematch passes the old match's copies); ``rated`` defaults to the house
-    rules' unless a bot sits; ``seed`` to a fresh one. Used by rematches and challenges."""
+    rules' unless a bot sits; ``seed`` to a fresh one; the table is private when ``private``
+    or the house rules say so. Used by rematches and challenges."""
     players = len(seating)
     options = dict(variant.options if options is None else options)
     try:
@@ -578,6 +583,7 @@ def start_seated(
         created_by=created_by,
         rated=(variant.rated if rated is None else rated) and not has_bot,
         summary=summary_of(seats),
+        private=private or variant.private,
         **(clock if clock is not None else variant.clock_settings()),
         **extra,
     )

@@ -59,6 +59,7 @@ class RuleVariantForm(forms.ModelForm):
             "description_en",
             "active",
             "rated",
+            "private",
             "ordering",
             # The clock is a house rule of the table, validated by the model (clock_errors).
             "clock",
@@ -173,6 +174,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
                         # One per line: side by side, the admin runs their help texts together.
                         "active",
                         "rated",
+                        "private",
                         "ordering",
                     ]
                 },

@@ -78,6 +78,11 @@ class RuleVariant(models.Model):
         _("rated"), default=True, help_text=_("Matches under these rules change ratings.")
     )
     ordering = models.PositiveSmallIntegerField(_("order"), default=100)
+    private = models.BooleanField(
+        _("private tables"),
+        default=False,
+        help_text=_("Tables under these rules are seen only by their seated and invited members."),
+    )
     # The clock is a house rule of the table, not of the game: the engines never see it.
     clock = models.CharField(_("clock"), max_length=16, choices=Clock.choices, default=Clock.NONE)
     clock_minutes = models.PositiveIntegerField(
@@ -213,6 +218,10 @@ class MatchQuerySet(models.QuerySet):
     def open(self):
         return self.filter(status=Match.Status.OPEN)
 
+    def public(self):
+        """The matches every member may see (private tables left out): for every list."""
+        return self.filter(private=False)
+
     def live(self):
         return self.filter(status__in=Match.LIVE_STATUSES)
 
@@ -272,6 +281,10 @@ class Match(models.Model):
         verbose_name=_("opened by"),
     )
     invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    # A private table is in no list and opens only for its seated members and for the members
+    # who opened its invitation link (``invited``: their ids); see ``visible_to``.
+    private = models.BooleanField(_("private table"), default=False)
+    invited = models.JSONField(_("invited members"), default=list, blank=True, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -447,6 +460,15 @@ class Match(models.Model):
             seats = (self.summary, [SeatSummary.from_row(index, row) for index, row in rows])
             self.__dict__["_summary_seats"] = seats
         return seats[1]
+
+    def visible_to(self, user) -> bool:
+        """Whether ``user`` may see this match: anyone for a table that is not private; for a
+        private one, only its seated members and those who opened its invitation link."""
+        if not self.private:
+            return True
+        if not getattr(user, "is_authenticated", False):
+            return False
+        return self.seat_of(user) is not None or user.pk in (self.invited or [])
 
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""

@@ -26,6 +26,7 @@ from games.live_views import can_stream
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
 from games.present import describe_options, table_context
+from games.signals import match_viewed
 
 
 def _game_or_404(game: str) -> registry.GameAppConfig:
@@ -119,12 +120,13 @@ def _open_tables() -> list[Match]:
     one aggregate over the ``(status, -updated_at)`` index reads, so that the list itself (a
     join of three tables, longer for PostgreSQL to plan than to run) is read once per change.
     The short life only bounds what that key cannot see (a member renamed)."""
-    stamp = Match.objects.open().aggregate(count=Count("pk"), newest=Max("updated_at"))
+    stamp = Match.objects.open().public().aggregate(count=Count("pk"), newest=Max("updated_at"))
     newest = stamp["newest"].isoformat() if stamp["newest"] else ""
     return cache.get_or_set(
         f"lobby-open:{stamp['count']}:{newest}",
         lambda: list(
             Match.objects.open()
+            .public()
             .listed()
             .select_related("created_by")
             .only(
@@ -206,6 +208,7 @@ def new_table(request, game):
                     form.cleaned_data["variant"],
                     form.cleaned_data["players"],
                     form.fillers(),
+                    private=form.cleaned_data["private"],
                 )
             except actions.ActionError as error:
                 form.add_error(None, str(error))
@@ -235,7 +238,7 @@ def _after_action(request, match):
 
 @require_POST
 def join(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         match = actions.join_match(match.pk, request.user)
     except actions.ActionError as error:
@@ -247,7 +250,7 @@ def join(request, pk):
 
 @require_POST
 def leave(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         actions.leave_match(match.pk, request.user)
     except actions.ActionError as error:
@@ -259,7 +262,7 @@ def leave(request, pk):
 
 @require_GET
 def invite(request, token):
-    match = access.match_by_invite(token)
+    match = access.match_by_invite(token, request.user)
     return redirect(match)
 
 
@@ -287,6 +290,8 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
     """
     context = table_context(match, request.user, state=state, error=error)
     context["controls_changed"] = shown_status != match.status
+    if context["my_seat"] is None and request.user.is_authenticated:
+        match_viewed.send(sender=Match, match=match, user=request.user)
     if request.htmx:
         # The fragment is the table and the seats; the house rules are only on the full page.
         return _compacted(TemplateResponse(request, "games/match.html#updates", context))
@@ -314,7 +319,7 @@ def _on_time(match: Match) -> Match:
 @private_no_store
 @require_GET
 def match_page(request, pk):
-    match = _on_time(access.match_for_viewer(pk))
+    match = _on_time(access.match_for_viewer(pk, request.user))
     return _render_table(request, match)
 
 
@@ -357,8 +362,12 @@ def poll(request, pk):
         and shown_moves is not None
         and moves_played - MAX_STEPS <= shown_moves < moves_played - 1
     ):
-        return _render_step(request, access.match_for_viewer(pk), version, shown_moves + 1)
-    return _render_table(request, access.match_for_viewer(pk), shown_status=request.GET.get("s"))
+        return _render_step(
+            request, access.match_for_viewer(pk, request.user), version, shown_moves + 1
+        )
+    return _render_table(
+        request, access.match_for_viewer(pk, request.user), shown_status=request.GET.get("s")
+    )
 
 
 def _render_step(request, match, shown_version: int, moves: int):
@@ -398,7 +407,10 @@ def move(request, pk):
             messages.error(request, str(error))
             return redirect("games:match", pk=pk)
         return _render_table(
-            request, access.match_for_viewer(pk), error=str(error), shown_status=PLAYING
+            request,
+            access.match_for_viewer(pk, request.user),
+            error=str(error),
+            shown_status=PLAYING,
         )
     if not request.htmx:
         return redirect("games:match", pk=pk)
@@ -409,7 +421,7 @@ def move(request, pk):
 
 @require_POST
 def resign(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         actions.resign(match.pk, request.user)
     except actions.ActionError as error:
@@ -422,7 +434,7 @@ def resign(request, pk):
 @private_no_store
 @require_GET
 def replay(request, pk):
-    match = access.finished_match_for_replay(pk)
+    match = access.finished_match_for_replay(pk, request.user)
     app = registry.get(match.game)
     engine = app.engine
     records = list(match.moves.order_by("seq").values_list("seat", "code"))
@@ -468,7 +480,7 @@ def export(request, pk):
     Only once the match is over, like the replay: while it is being played the seed would
     deal every hidden card.
     """
-    match = access.finished_match_for_replay(pk)
+    match = access.finished_match_for_replay(pk, request.user)
     response = JsonResponse(match.export(), json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
     return response
@@ -481,7 +493,7 @@ def game_log(request, pk):
 
     The table's "Game log" fetches this when it is opened (htmx), and links to it without JS.
     """
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     context = {
         "match": match,
         "log": match_log(match) if match.state is not None else [],

@@ -9,3 +9,6 @@ class SocialConfig(AppConfig):
     label = "social"
     verbose_name = _("Playing together")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import receivers  # noqa: F401  (connects them)

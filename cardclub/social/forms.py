@@ -10,6 +10,8 @@ class ChallengeForm(NewTableForm):
     def __init__(self, game: str, engine, *args, **kwargs):
         super().__init__(game, engine, *args, **kwargs)
         self.fields.pop("seat_1", None)
+        # A challenge's table is as private as its house rules make it.
+        self.fields.pop("private", None)
 
     def fillers(self) -> list[str]:
         players = self.cleaned_data["players"]

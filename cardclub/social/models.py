@@ -171,3 +171,35 @@ class Challenge(Offer):
         from django.urls import reverse
 
         return reverse("social:challenge", args=[self.pk])
+
+
+class Watcher(models.Model):
+    """A member who had a match's page open without a seat at it, and when they last fetched
+    it (written at most every ``WATCH_WRITE_EVERY`` seconds per member and match)."""
+
+    match = models.ForeignKey(
+        "games.Match", on_delete=models.CASCADE, related_name="+", verbose_name=_("match")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("member"),
+    )
+    seen_at = models.DateTimeField(_("last seen watching"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("spectator")
+        verbose_name_plural = _("spectators")
+        constraints = [
+            models.UniqueConstraint(fields=["match", "user"], name="one_watcher_row_per_member")
+        ]
+        indexes = [models.Index(fields=["match", "seen_at"], name="watcher_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} watching {self.match_id}"
+
+    @classmethod
+    def recent(cls, now=None):
+        since = (now or timezone.now()) - timedelta(seconds=settings.WATCHING_WITHIN)
+        return cls.objects.filter(seen_at__gte=since)

@@ -49,7 +49,10 @@ def _draw(now=None) -> tuple[list[Online], int]:
     titles = dict(registry.choices())
     seats = (
         Seat.objects.filter(
-            user_id__in=list(members), live=True, match__status=Match.Status.PLAYING
+            user_id__in=list(members),
+            live=True,
+            match__status=Match.Status.PLAYING,
+            match__private=False,
         )
         .order_by("match_id")
         .values_list("user_id", "match_id", "match__game")
@@ -64,9 +67,17 @@ def online_now() -> tuple[list[Online], int]:
     return cache.get_or_set("social:online", _draw, settings.PRESENCE_CACHE_SECONDS)
 
 
-def _rows() -> tuple[list[tuple[str, str, str]], int]:
+def _challenge_link(name: str) -> str:
+    return format_html(
+        ' <a class="small-link" href="{}">{}</a>',
+        reverse("social:challenge_new", args=[name]),
+        gettext("Challenge to a game"),
+    )
+
+
+def _rows() -> tuple[str, int]:
     members, total = online_now()
-    watch, challenge = gettext("Watch"), gettext("Challenge to a game")
+    watch = gettext("Watch")
     rows = []
     for member in members:
         playing = format_html_join(
@@ -74,37 +85,33 @@ def _rows() -> tuple[list[tuple[str, str, str]], int]:
             '<a href="{}" title="{}">{} #{}</a>',
             ((reverse("games:match", args=[pk]), watch, game, pk) for pk, game in member.playing),
         )
-        head = format_html(
-            '<li><a href="{}">{}</a>{}',
-            reverse("member", args=[member.name]),
-            member.name,
-            format_html(' <span class="muted">—</span> {}', playing) if member.playing else "",
+        rows.append(
+            format_html(
+                '<li><a href="{}">{}</a>{}{}</li>',
+                reverse("member", args=[member.name]),
+                member.name,
+                format_html(' <span class="muted">—</span> {}', playing) if member.playing else "",
+                _challenge_link(member.name),
+            )
         )
-        link = format_html(
-            ' <a class="small-link" href="{}">{}</a>',
-            reverse("social:challenge_new", args=[member.name]),
-            challenge,
-        )
-        rows.append((member.name, head, link))
-    return rows, total - len(members)
+    return "".join(rows), total - len(members)
 
 
 def online_rows(reader_name: str) -> tuple[str, int]:
-    """The list's items as HTML for this reader (no link to challenge themselves) and how many
-    more are online than shown. The items are drawn once per language and kept with the list:
-    a lobby with a hundred names online pays a join, not a hundred template renders."""
+    """The list's items as HTML for this reader (without the link to challenge themselves) and
+    how many more are online than shown. The items are drawn once per language and kept with
+    the list: a lobby with a hundred names online pays one cache read and one replace."""
     language = get_language() or settings.LANGUAGE_CODE
     rows, more = cache.get_or_set(
         f"social:online-rows:{language}", _rows, settings.PRESENCE_CACHE_SECONDS
     )
-    items = (head + (link if name != reader_name else "") + "</li>" for name, head, link in rows)
-    return mark_safe("".join(items)), more  # noqa: S308  (escaped by format_html above)
+    # Escaped by format_html above; the reader's own link is the exact same string.
+    return mark_safe(rows.replace(_challenge_link(reader_name), "")), more  # noqa: S308
 
 
-def presence_of(person, now=None) -> dict | None:
-    """What a profile says: ``{"online": True}``, ``{"last_seen": when}``, or ``None`` when the
-    member hides their presence or was never seen."""
-    prefs = Preferences.objects.filter(user=person).only("last_seen", "hide_presence").first()
+def presence_of(prefs, now=None) -> dict | None:
+    """What a profile says from a member's preferences: ``{"online": True}``, ``{"last_seen":
+    when}``, or ``None`` when they hide their presence or were never seen."""
     if prefs is None or prefs.hide_presence or prefs.last_seen is None:
         return None
     if prefs.last_seen >= _since(now):

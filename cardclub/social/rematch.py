@@ -88,6 +88,7 @@ def _start(match: Match, seats, rematch: Rematch) -> Match:
         },
         rated=match.rated and variant.rated,
         seed=_seed_for_first(match),
+        private=match.private,
     )
     rematch.status = Rematch.Status.STARTED
     rematch.new_match = new

@@ -8,6 +8,7 @@ from . import views
 
 app_name = "social"
 urlpatterns = [
+    path("watching/", views.watching, name="watching"),
     path("rematch/<id:pk>/", views.play_again, name="play_again"),
     path("rematch/<id:pk>/no/", views.rematch_no, name="rematch_no"),
     path("challenge/<username:username>/", views.challenge_new, name="challenge_new"),

@@ -1,25 +1,29 @@
-"""The social pages and forms: rematch answers and challenges. All plain forms (they work
+"""The social pages and forms: rematch answers, challenges and the matches being played. All plain forms (they work
 without JavaScript); the pages they change hear of it through their own streams."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.db.models import Count, Max
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cardclub.http import private_no_store
 from games import registry
 from games.actions import ActionError, NoSuchMatch
+from games.models import Match
 from games.present import describe_options
 
 from . import challenges
 from . import rematch as rematches
 from .forms import ChallengeForm
-from .models import Challenge, Rematch
+from .models import Challenge, Rematch, Watcher
 
 User = get_user_model()
 
@@ -172,3 +176,50 @@ def challenge_accept(request, pk):
 @require_POST
 def challenge_decline(request, pk):
     return _answer(request, pk, challenges.decline)
+
+
+# --- Watching ----------------------------------------------------------------------------------
+
+
+def _being_played() -> list:
+    """The matches being played now that every member may see, the latest move first, each with
+    how many members are watching it: two queries (the list reads only its columns)."""
+    matches = list(
+        Match.objects.filter(status=Match.Status.PLAYING)
+        .public()
+        .select_related("variant")
+        .only(*Match.LIST_FIELDS, "moves_played", "variant__name_es", "variant__name_en")
+        .order_by("-updated_at")[: settings.WATCHING_SHOWN]
+    )
+    counts = dict(
+        Watcher.recent()
+        .filter(match_id__in=[m.pk for m in matches])
+        .values_list("match_id")
+        .annotate(n=Count("pk"))
+        .values_list("match_id", "n")
+    )
+    for match in matches:
+        match.spectators = counts.get(match.pk, 0)
+    return matches
+
+
+@require_GET
+def watching(request):
+    """The matches being played now, with a link to watch each. The list is the same for every
+    member: drawn once per change (every move writes ``updated_at``, read by one aggregate over
+    the ``(status, -updated_at)`` index) and kept; ``WATCHING_CACHE_SECONDS`` bounds what the
+    key cannot see (spectators coming and going, the clocks' seconds)."""
+    stamp = (
+        Match.objects.filter(status=Match.Status.PLAYING)
+        .public()
+        .aggregate(count=Count("pk"), newest=Max("updated_at"))
+    )
+    return TemplateResponse(
+        request,
+        "social/watching.html",
+        {
+            "matches": SimpleLazyObject(_being_played),
+            "watching_key": (stamp["count"], stamp["newest"]),
+            "watching_cache_seconds": settings.WATCHING_CACHE_SECONDS,
+        },
+    )

@@ -4,9 +4,10 @@ Run: ``.venv/bin/python -m tests.bench.bench_social_pages``. Builds a throw-away
 with ``BENCH_MEMBERS`` (400) members, 100 live matches between them (the three games, a few
 moves in) and 200 members online (seen on the site just now), then serves the lobby (with its
 list of who is online and what they play) of a member with one live match, taking turns with the
-bare view, as ``bench_pages`` does: inside Django's WSGI handler, and through gunicorn with two
+bare view, and the "being played" page (the 50 latest of the 100 with their spectators), as
+``bench_pages`` does: inside Django's WSGI handler, and through gunicorn with two
 uvicorn workers and production settings. Target: the lobby within 3x the bare view through the
-server. Exits 1 on a miss.
+server, for both. Exits 1 on a miss.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tests.bench.bench_tables import environ_factory, install_bench_urls, setup_
 MEMBERS = int(os.environ.get("BENCH_MEMBERS", 400))
 LIVE = 100
 ONLINE = 200
-TARGETS = {"lobby, who is online": 3.0}
+TARGETS = {"lobby, who is online": 3.0, "being played": 3.0}
 
 
 def populate(rng: random.Random) -> None:
@@ -66,6 +67,7 @@ def main(argv: list[str]) -> int:
             # No target: the floor, what any page drawn in the site's frame costs.
             ("home (the frame alone)", reverse("home")),
             ("lobby, who is online", reverse("games:lobby")),
+            ("being played", reverse("social:watching")),
         ]
         rows = []
         with override_settings(ROOT_URLCONF=install_bench_urls(), DEBUG=False):

@@ -60,17 +60,6 @@ def my_challenges(context):
     }
 
 
-@register.inclusion_tag("social/challenge_link.html", takes_context=True)
-def challenge_link(context, person):
-    """On a member's profile: "Challenge" (or why not), never on one's own."""
-    from cardclub.accounts.models import Preferences
-
-    user = context["request"].user
-    if person.pk == user.pk:
-        return {"show": False}
-    return {"show": True, "person": person, "refuses": Preferences.refuses_challenges(person)}
-
-
 @register.inclusion_tag("social/online.html", takes_context=True)
 def online_list(context):
     """The lobby's "Who is online", with what each member plays (links to watch) and a link to
@@ -81,9 +70,75 @@ def online_list(context):
     return {"rows": rows, "more": more}
 
 
-@register.inclusion_tag("social/presence.html")
-def presence(person):
-    """On a profile: "online now", "last seen …", or nothing for a member who hides it."""
+@register.inclusion_tag("social/member.html", takes_context=True)
+def member_social(context, person):
+    """On another member's profile: "online now" or "last seen …" (nothing for a member who
+    hides it), and "Challenge" or why not. One read of their preferences; none on one's own."""
+    from cardclub.accounts.models import Preferences
     from cardclub.social.presence import presence_of
 
-    return {"presence": presence_of(person)}
+    if person.pk == context["request"].user.pk:
+        return {"show": False}
+    prefs = Preferences.objects.filter(user=person).first()
+    return {
+        "show": True,
+        "person": person,
+        "presence": presence_of(prefs),
+        "refuses": bool(prefs and prefs.refuse_challenges),
+    }
+
+
+@register.inclusion_tag("social/watchers.html")
+def watchers(match, seats):
+    """Who is watching this table now (members without a seat who have it open)."""
+    from cardclub.social.models import Watcher
+
+    seated = {seat.user_id for seat in seats if seat.user_id}
+    names = [
+        name
+        for user_id, name in Watcher.recent()
+        .filter(match=match)
+        .order_by("user__username")
+        .values_list("user_id", "user__username")
+        if user_id not in seated
+    ]
+    return {"names": names}
+
+
+@register.simple_tag
+def watching_rows(matches):
+    """The "being played" list, one ``<li>`` per match, from each match's summary (no seat or
+    member fetched), as the lobby draws its lists."""
+    from django.utils.html import format_html, format_html_join
+    from django.utils.translation import gettext as _
+    from django.utils.translation import ngettext
+
+    from cardclub.http import pk_url_maker
+    from games import registry
+    from games.templatetags.games_tags import clock, listed_seats
+
+    match_url, titles = pk_url_maker("games:match"), dict(registry.choices())
+    watch = _("Watch")
+    rows = []
+    for match in matches:
+        shown = match.clock_seats(seats=match.summary_seats())
+        running = [info for info in shown.values() if info["running"]]
+        rows.append(
+            format_html(
+                '<li class="panel match-row"><a href="{}"><strong>{}</strong> #{}</a>'
+                ' <span>{}</span> <span class="muted">{}</span> <span class="muted">{}</span>'
+                ' {} <a class="button small" href="{}">{}</a></li>',
+                match_url(match.pk),
+                titles[match.game],
+                match.pk,
+                listed_seats(match),
+                ngettext("%(n)d move", "%(n)d moves", match.moves_played)
+                % {"n": match.moves_played},
+                ngettext("%(n)d watching", "%(n)d watching", match.spectators)
+                % {"n": match.spectators},
+                clock(running[0], match.clock) if running else "",
+                match_url(match.pk),
+                watch,
+            )
+        )
+    return format_html_join("\n", "{}", ((row,) for row in rows))
