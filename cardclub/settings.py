@@ -73,7 +73,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "template_partials",
-    "axes",
+    "cardclub.accounts.apps.LoginProtectionConfig",  # django-axes, its name translated
     "csp",
     "django_tasks",
     "django_tasks_db",
@@ -377,8 +377,12 @@ WATCHING_SHOWN = 50
 WATCHING_CACHE_SECONDS = 10
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
-# Links in e-mails need the site's address (the worker has no request to take it from).
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# Links in e-mails need the site's address (the worker has no request to take it from):
+# SITE_URL, else the address `manage.py runclub` (make run) serves, which it passes to its
+# web server, worker and scheduler, else make run's default.
+SITE_URL = (
+    os.environ.get("SITE_URL") or os.environ.get("CARDCLUB_SERVED_URL") or "http://127.0.0.1:8000"
+)
 # A member to move for this many seconds hears "your turn" (on the site list; see the next).
 YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
 # ...and by e-mail too only when not seen on the site for this many seconds.
@@ -387,7 +391,10 @@ SEEN_RECENTLY = float(os.environ.get("SEEN_RECENTLY", "900"))
 LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
 
 # --- Security in production -----------------------------------------------------------------
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The scheme comes from X-Forwarded-Proto only behind a declared proxy (the one that sets it):
+# otherwise the header is the client's word, as X-Forwarded-For is (cardclub.http.client_ip).
+if TRUSTED_PROXY_COUNT > 0:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

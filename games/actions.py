@@ -181,8 +181,7 @@ def leave_match(match_id: int, user) -> Match:
 
 
 def _start(match: Match, seats: list[Seat]) -> None:
-    engine = match.engine
-    state = engine.new_game(match.players, options=match.options, seed=match.seed)
+    state = match.new_game()
     match.status = Match.Status.PLAYING
     match.started_at = timezone.now()
     # Joins already counted versions up: the page drawn for the last one must see the start.
@@ -288,9 +287,7 @@ def _still_awaited(match: Match, state, index: int, seen_version: int) -> bool:
     # Moves logged before versions were recorded cannot be placed: stay strict.
     if not since or any(r.version is None or r.version <= seen_version for r in since):
         return False
-    then = engine.new_game(match.players, options=match.options, seed=match.seed)
-    for record in seen:
-        then = engine.apply(then, record.seat, engine.parse_move(record.code))
+    then = match.replay(moves=[(record.seat, record.code) for record in seen])
     step = then
     for record in since:
         awaited = engine.to_move(step)

@@ -38,12 +38,6 @@ def budget_ms(match: Match) -> int:
     return 0
 
 
-def copy_settings(match: Match, variant) -> None:
-    """Give a new match the clock of its house rules, so later edits of them never change it."""
-    for name, value in variant.clock_settings().items():
-        setattr(match, name, value)
-
-
 def start(match: Match, seats, now) -> None:
     """Every member's full time; nobody is running yet (``tick`` starts the first movers)."""
     if not match.has_clock:

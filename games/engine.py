@@ -1,28 +1,10 @@
-"""The contract every game engine meets.
+"""What every engine builds on (pure Python, no Django import).
 
-An engine is a pure Python module (no Django import) under ``games/<key>/engine.py`` that exposes:
-
-``INFO``                 an :class:`Info` (key, title, min and max players)
-``OPTIONS``              a tuple of :class:`Option`, the house rules an admin may set
-``DECK``                 a tuple of every card id the game uses (all player counts)
-``new_game(players, options=None, seed=0)``
-                         the first state; bad options or player count raise :class:`InvalidOptions`
-``to_move(state)``       tuple of seats whose decision is awaited (empty when over)
-``legal_moves(state, seat)``
-                         list of moves (frozen, hashable); each has a short ``code``
-``parse_move(code)``     the move for a code; garbage raises :class:`InvalidMove`
-``apply(state, seat, move)``
-                         the next state; an illegal move raises :class:`IllegalMove`
-``view(state, seat)``    a JSON-able dict of exactly what ``seat`` may see (``None``: a spectator)
-``is_over(state)``, ``outcome(state)``
-                         when over: a list of ``{"seat", "score", "rank"}``, rank 1 best
-``dump(state)``, ``load(data)``
-                         JSON round trip; hidden zones under ``"hands"`` and ``"deck"``
-``all_cards(state)``     every card currently in some zone, each once (tests check conservation)
-``sample_state(view, rng)``
-                         a full state consistent with a seat's ``view``: the cards that seat cannot
-                         see are dealt at random (``rng`` is a ``random.Random``). Bots search on it;
-                         it never reads the real hidden cards because it is never given them.
+What an engine module must provide is :class:`games.contract.Engine`. This module holds the
+pieces they share: the errors a person reads (:class:`InvalidOptions`, :class:`InvalidMove`,
+:class:`IllegalMove`), :class:`Info` and :class:`Option` with :func:`resolve_options` and
+:func:`check_players`, :func:`logged_apply` (an engine's ``apply_logged``), and
+:func:`replay` / :func:`replay_logged` (a move log played from a first state).
 
 States are immutable: ``apply`` returns a new state and never changes its input. Every shuffle
 comes from the game's seed through :func:`games.cards.shuffled`.
@@ -30,7 +12,8 @@ comes from the game's seed through :func:`games.cards.shuffled`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -166,3 +149,47 @@ def check_players(info: Info, players: int) -> None:
             max=info.max_players,
             players=players,
         )
+
+
+# --- Pieces every engine shares: the logged apply and replaying a log -----------------------
+
+
+def logged_apply(
+    apply: Callable[[Any, int, Any], Any], keep: int, event_json: Callable[[Any], dict]
+) -> Callable[[Any, int, Any], tuple[Any, list[dict[str, Any]]]]:
+    """An engine's ``apply_logged``, made from its ``apply``.
+
+    Every engine's state remembers its last ``keep`` public events in ``last_moves`` (what the
+    view shows as ``last_moves``, each event made JSON by ``event_json``). The log of a whole
+    match is built by replaying its moves through ``apply_logged``, which returns ``apply``'s
+    state and the public events that this move made, in order. The move is applied to the state
+    with its recent events cleared, so that exactly the new ones are left (no move makes
+    ``keep`` events), then the recent events are put back in front of them. The events are the
+    ones every seat sees, so the log reveals nothing hidden.
+    """
+
+    def apply_logged(state: Any, seat: int, move: Any) -> tuple[Any, list[dict[str, Any]]]:
+        after = apply(replace(state, last_moves=()), seat, move)
+        events = [event_json(event) for event in after.last_moves]
+        return replace(after, last_moves=(*state.last_moves, *after.last_moves)[-keep:]), events
+
+    apply_logged.__doc__ = "``apply``, and the public events this move made (see ``logged_apply``)."
+    return apply_logged
+
+
+def replay(engine: Any, state: Any, moves: Iterable[tuple[int, str]]) -> Any:
+    """The state that the logged ``moves`` (``(seat, code)`` pairs, in order) reach from
+    ``state`` (usually the engine's ``new_game`` for the match's players, options and seed)."""
+    for seat, code in moves:
+        state = engine.apply(state, seat, engine.parse_move(code))
+    return state
+
+
+def replay_logged(
+    engine: Any, state: Any, moves: Iterable[tuple[int, str]]
+) -> Iterator[tuple[Any, list[dict[str, Any]]]]:
+    """:func:`replay` one move at a time: after each move, its state and the public events it
+    made (``apply_logged``), for the game log."""
+    for seat, code in moves:
+        state, events = engine.apply_logged(state, seat, engine.parse_move(code))
+        yield state, events

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from games import registry
+from games.contract import Presentation
+from games.engine import replay_logged
 from games.models import Match
 
 
@@ -33,11 +35,8 @@ def seat_names(seats) -> list[str]:
     return [by_index.get(i, "?") for i in range(max(by_index, default=-1) + 1)]
 
 
-def describe_events(game: str, events, names: list[str]) -> list[dict]:
+def describe_events(present: Presentation, events, names: list[str]) -> list[dict]:
     """Public events (a view's ``last_moves``) in words, newest first, for a last-moves list."""
-    present = registry.present(game)
-    if present is None or not hasattr(present, "describe_move"):
-        return []  # a game that does not put its moves into words shows no list
     return [present.describe_move(event, names) for event in reversed(events)]
 
 
@@ -50,19 +49,17 @@ def match_log(match: Match, seats=None, records=None) -> list[Group]:
     """
     app = registry.get(match.game)
     engine = app.engine
-    if not hasattr(engine, "apply_logged") or not hasattr(app.present, "describe_move"):
-        return []  # a game without a log of public events (the toy game of the tests)
     seats = list(seats if seats is not None else match.seats.all())
     names = seat_names(seats)
     # Time-outs are not moves (the engine knows nothing of clocks): each is put in its place,
     # after the moves that had been played when the seat's time ran out.
     late: dict[int, list] = {}
     for seat in seats:
-        if getattr(seat, "timed_out", False) and seat.timed_out_after is not None:
+        if seat.timed_out and seat.timed_out_after is not None:
             late.setdefault(seat.timed_out_after, []).append(seat)
     if records is None:
         records = list(match.moves.order_by("seq").values_list("seat", "code"))
-    state = engine.new_game(match.players, options=match.options, seed=match.seed)
+    first = match.new_game()
     groups: list[Group] = []
     ended = 0  # rounds ended so far, for games whose events do not carry their number
 
@@ -84,11 +81,10 @@ def match_log(match: Match, seats=None, records=None) -> list[Group]:
                 groups.append(Group(ended + 1, group_title(app.present, ended + 1)))
             groups[-1].lines.append(time_out_line(seat))
 
-    for event in engine.view(state, None)["last_moves"]:
+    for event in engine.view(first, None)["last_moves"]:
         add(event, None)
     add_time_outs(0)
-    for number, (seat, code) in enumerate(records, start=1):
-        state, events = engine.apply_logged(state, seat, engine.parse_move(code))
+    for number, (_state, events) in enumerate(replay_logged(engine, first, records), start=1):
         for event in events:
             add(event, number)
         add_time_outs(number)
@@ -110,8 +106,8 @@ def time_out_line(seat) -> dict:
     }
 
 
-def group_title(present, number: int) -> str:
-    """ "Hand 3" where the game's ``present.LOG_GROUP`` is ``"hand"`` (Escoba), else "Round 3"."""
-    if getattr(present, "LOG_GROUP", "round") == "hand":
+def group_title(present: Presentation, number: int) -> str:
+    """ "Hand 3" where the game's ``log_group`` is ``"hand"`` (Escoba), else "Round 3"."""
+    if present.log_group == "hand":
         return _("Hand %(number)s") % {"number": number}
     return _("Round %(number)s") % {"number": number}

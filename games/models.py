@@ -21,7 +21,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.engine import InvalidOptions
+from games.engine import EngineError, InvalidOptions, replay, resolve_options
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
 BOT_LEVEL_NAMES = dict(BOT_LEVELS)
@@ -175,42 +175,63 @@ class RuleVariant(models.Model):
             "clock_days": self.clock_days if self.clock == Clock.CORRESPONDENCE else None,
         }
 
+    @staticmethod
+    def options_error(game: str, options) -> str | None:
+        """What is wrong with ``options`` as house rules of ``game``, in words for the admin;
+        ``None`` when a table of some size can be played under them. Only the options the
+        engine declares (its ``OPTIONS``) are house rules: an engine may take internal ones too
+        (Scout's ``_legacy_round_end_moves`` replays matches stored before a rules revision),
+        which no house rules may carry."""
+        if not isinstance(options, dict):
+            return _("The options must be a JSON object.")
+        engine = registry.engine(game)
+        declared = {opt.name for opt in engine.OPTIONS}
+        internal = sorted(name for name in options if name not in declared and name[:1] == "_")
+        if internal:
+            return _(
+                "%(names)s: internal to the game, not a house rule; house rules may not set it."
+            ) % {"names": ", ".join(internal)}
+        try:
+            resolve_options(engine.OPTIONS, options)
+        except InvalidOptions as error:
+            return translate_engine_error(error)
+        last_error = None
+        for players in range(engine.INFO.min_players, engine.INFO.max_players + 1):
+            try:
+                engine.new_game(players, options=options, seed=0)
+                return None
+            except InvalidOptions as error:
+                last_error = error
+        return translate_engine_error(last_error)
+
     def clean(self) -> None:
         errors = self.clock_errors()
         if errors:
             raise ValidationError(errors)
         if not registry.is_game(self.game):
             return  # the choices validation on the field reports it
-        if not isinstance(self.options, dict):
-            raise ValidationError({"options": _("The options must be a JSON object.")})
-        last_error = None
-        for players in range(self.engine.INFO.min_players, self.engine.INFO.max_players + 1):
-            try:
-                self.engine.new_game(players, options=self.options, seed=0)
-                return
-            except InvalidOptions as error:
-                last_error = error
-        raise ValidationError(translate_engine_error(last_error))
+        error = self.options_error(self.game, self.options)
+        if error:
+            # Not keyed by field: the admin's form edits the options through a field per option.
+            raise ValidationError(error)
 
 
-def translate_engine_error(error, game: str | None = None) -> str:
+def translate_engine_error(error: Exception, game: str | None = None) -> str:
     """An engine's English message template, translated, with its parameters filled in.
 
     With ``game``, a ``card`` parameter (a card id such as "3e") is given by the card's name
-    ("3 de espadas") through the game's ``present.card_name``: members never see card ids.
+    ("3 de espadas") through the game's ``card_name``: members never see card ids.
     """
     from django.utils.translation import gettext
 
-    template = getattr(error, "template", None)
-    if template is None:
+    if not isinstance(error, EngineError):
         return str(error)
-    params = dict(getattr(error, "params", {}) or {})
-    present = registry.present(game) if game and registry.is_game(game) else None
-    if present is not None and hasattr(present, "card_name") and "card" in params:
+    params = dict(error.params)
+    if game and registry.is_game(game) and "card" in params:
         # Not a card id after all (garbage from a form): keep it as it was typed.
         with contextlib.suppress(KeyError, ValueError, IndexError):
-            params["card"] = present.card_name(str(params["card"]))
-    text = gettext(template)
+            params["card"] = registry.present(game).card_name(str(params["card"]))
+    text = gettext(error.template)
     return text % params if params else text
 
 
@@ -222,18 +243,12 @@ class MatchQuerySet(models.QuerySet):
         """The matches every member may see (private tables left out): for every list."""
         return self.filter(private=False)
 
-    def live(self):
-        return self.filter(status__in=Match.LIVE_STATUSES)
-
     def listed(self):
         """Only the columns a list of matches shows, with the house rules' names (never the
         state: see ``Match.summary``)."""
         return self.select_related("variant").only(
             *Match.LIST_FIELDS, "variant__name_es", "variant__name_en"
         )
-
-    def for_user(self, user):
-        return self.filter(seats__user=user)
 
     def newest_finished_pk(self) -> int:
         """The match that finished last (0 before the first): one entry of the ``(status,
@@ -362,19 +377,20 @@ class Match(models.Model):
     def is_over(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.ABANDONED)
 
-    def load_state(self):
-        return self.engine.load(self.state)
+    def new_game(self):
+        """The engine's first state for this match's players, house rules and seed."""
+        return self.engine.new_game(self.players, options=self.options, seed=self.seed)
 
-    def replay(self, upto: int | None = None):
-        """Rebuild the state from the seed and the move log (the first ``upto`` moves)."""
-        engine = self.engine
-        state = engine.new_game(self.players, options=self.options, seed=self.seed)
-        records = self.moves.order_by("seq")
+    def replay(self, upto: int | None = None, moves=None):
+        """Rebuild the state from the seed and the move log (the first ``upto`` moves).
+
+        ``moves``: the log as ``(seat, code)`` pairs when the caller has it already.
+        """
+        if moves is None:
+            moves = self.moves.order_by("seq").values_list("seat", "code")
         if upto is not None:
-            records = records[:upto]
-        for record in records:
-            state = engine.apply(state, record.seat, engine.parse_move(record.code))
-        return state
+            moves = moves[:upto]
+        return replay(self.engine, self.new_game(), moves)
 
     #: The ``format`` of :meth:`export`; bump ``EXPORT_VERSION`` when a field changes meaning.
     EXPORT_FORMAT = "cardclub-match"

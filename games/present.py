@@ -1,13 +1,9 @@
 """What the table templates need, built from the engine's view for one seat — never the state.
 
-Each game app has a ``present.py`` with ``table_context(view, moves, seat)`` returning extra
-context for its ``table.html`` (e.g. moves grouped by hand card), and
-``describe_move(event, names)``: one public event (an entry of the view's ``last_moves``) in
-words, given the seats' names by index. It returns a dict: ``seat``, ``kind``, ``who`` (the
-mover's name or ``None``), ``text`` (the rest of the phrase), ``cards`` (card dicts for the
-game's ``card.html``), ``badge`` (or ``None``) and ``sentence`` (``who`` + ``text``, e.g. for a
-screen reader's announcement). The table's last moves (``last_lines`` below), the game log and
-the replay all use it (``games.log``), so a move reads the same everywhere.
+The game's own part comes from its presentation (``games.contract.Presentation``): extra
+context for its ``table.html`` and ``describe_move``, one public event in words. The table's
+last moves (``last_lines`` below), the game log and the replay all use ``describe_move``
+(``games.log``), so a move reads the same everywhere.
 """
 
 from __future__ import annotations
@@ -16,6 +12,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import registry
+from games.contract import Presentation
 from games.log import describe_events, seat_names
 from games.models import Match, translate_engine_error  # noqa: F401  (re-exported)
 
@@ -92,35 +89,30 @@ def table_context(
     ):
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
+    present = app.present
     # The recent moves in words, by the same describe_move as the game log and the replay.
-    # A game may show fewer recent events than the view holds (``present.recent_events``).
-    recent = getattr(app.present, "recent_events", None)
-    events = recent(view) if recent else view.get("last_moves", ())
-    lines = describe_events(match.game, events, seat_names(context["seats"]))
+    # A game may show fewer recent events than the view holds (``recent_events``).
+    lines = describe_events(present, present.recent_events(view), seat_names(context["seats"]))
     # A game whose move lines name every card in words may leave out their drawings at the
-    # table (``present.LAST_MOVES_DRAWN = False``): every fragment carries these lines, and the
+    # table (``last_moves_drawn=False``): every fragment carries these lines, and the
     # "Last move" strip still draws the newest move's cards. The game log keeps them.
-    if not getattr(app.present, "LAST_MOVES_DRAWN", True):
+    if not present.last_moves_drawn:
         lines = [{**line, "cards": []} for line in lines]
     context["last_lines"] = lines
-    if app.present is not None:
-        context.update(app.present.table_context(view, moves, seat_index))
-        if match.moves_played:
-            context["just"] = just_happened(app.present, view, context["seats"])
+    context.update(present.table_context(view, moves, seat_index))
+    if match.moves_played:
+        context["just"] = just_happened(present, view, context["seats"])
     return context
 
 
-def just_happened(present, view: dict, seats) -> dict | None:
+def just_happened(present: Presentation, view: dict, seats) -> dict | None:
     """The last move for the table's "just happened" strip and the screen-reader announcement:
     one sentence per event it made, and the cards it placed, captured, claimed or scouted.
 
     Built from the seat's ``view`` only (its public recent moves), so it shows nobody anything
     the table does not already show them.
     """
-    last_move = getattr(present, "last_move", None)
-    if last_move is None:
-        return None
-    lines, ids = last_move(view, seat_names(seats))
+    lines, ids = present.last_move(view, seat_names(seats))
     if not lines:
         return None
     # Each event in the words of the game's describe_move, the one way a move is described

@@ -1,8 +1,8 @@
 """The installed games: every Django app whose config is a :class:`GameAppConfig`.
 
 The table machinery (models, views, actions, admin, ratings, leagues) asks this module for a
-game's engine, bots, presentation and title and never names a game itself, so adding a game is
-one app folder and one ``INSTALLED_APPS`` line. The list is read from Django's app registry each
+game's engine, bots, presentation and title (what each must be: ``games/contract.py``) and never
+names a game itself, so adding a game is one app folder and one ``INSTALLED_APPS`` line. The list is read from Django's app registry each
 time rather than copied into a module-level dict in ``ready()``: a test that installs a toy game
 with ``override_settings(INSTALLED_APPS=…)`` sees it appear and disappear with the setting.
 """
@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import importlib
 from functools import cached_property
+from pathlib import Path
 from types import ModuleType
 
 from django.apps import AppConfig, apps
+
+from games import contract
+from games.contract import Presentation
 
 
 class GameAppConfig(AppConfig):
     """The config of a game app. The app's label is the game's key, stored in ``Match.game``.
 
-    The app package holds ``engine.py`` and ``bots.py`` (pure Python), a ``present.py``
-    (``table_context(view, moves, seat)``: extra context for the table; and
-    ``describe_move(event, names)``: one public event of the view's ``last_moves`` in words —
-    a dict with ``seat``, ``kind``, ``who``, ``text``, ``cards``, ``badge`` and ``sentence`` —
-    used alike by the table's last moves, the game log and the replay), and the templates ``<key>/table.html``, ``<key>/card.html``, ``<key>/rules_es.html`` and
-    ``<key>/rules_en.html``, and the stylesheet ``static/<key>/table.css``.
+    What the app holds is the contract of ``games/contract.py``, checked when the app is ready.
     """
 
     #: The game's name; a proper name, the same in every language.
@@ -45,13 +44,12 @@ class GameAppConfig(AppConfig):
         return importlib.import_module(f"{self.name}.bots")
 
     @cached_property
-    def present(self) -> ModuleType | None:
-        try:
-            return importlib.import_module(f"{self.name}.present")
-        except ModuleNotFoundError as error:
-            if error.name != f"{self.name}.present":
-                raise  # present.py exists but imports something missing: not ours to hide
-            return None
+    def present(self) -> Presentation:
+        """The game's ``present.PRESENTATION``, every optional hook filled in."""
+        module = importlib.import_module(f"{self.name}.present")
+        return contract.check(self.name, self.engine, self.bots, module).bound(
+            self.template("card.html")
+        )
 
     def template(self, name: str) -> str:
         """The name of one of the game's own templates, e.g. ``template("table.html")``."""
@@ -59,11 +57,15 @@ class GameAppConfig(AppConfig):
 
     def ready(self) -> None:
         # Fail at start-up, not on the first table, if the app lacks what every game needs.
-        for attribute in ("INFO", "OPTIONS", "new_game", "apply", "view"):
-            if not hasattr(self.engine, attribute):
-                raise TypeError(f"{self.name}.engine has no {attribute}")
         if not self.title:
             raise TypeError(f"{self.__class__.__name__} needs a title")
+        self.present  # noqa: B018  (checks the engine, the bots and the presentation)
+        folder = Path(self.path)
+        needed = [Path("templates", self.key, name) for name in contract.TEMPLATES]
+        needed.append(Path("static", self.key, "table.css"))
+        missing = [str(path) for path in needed if not (folder / path).is_file()]
+        if missing:
+            raise TypeError(f"{self.name} does not meet the game contract: no {', '.join(missing)}")
 
 
 def games() -> list[GameAppConfig]:
@@ -97,16 +99,14 @@ def bots(key: str) -> ModuleType:
     return get(key).bots
 
 
-def present(key: str) -> ModuleType | None:
+def present(key: str) -> Presentation:
+    """The presentation of a game (``games.contract.Presentation``); ``KeyError`` for an
+    unknown key."""
     return get(key).present
 
 
 def title(key: str) -> str:
     return get(key).title
-
-
-def engines() -> dict[str, ModuleType]:
-    return {config.key: config.engine for config in games()}
 
 
 def choices() -> list[tuple[str, str]]:

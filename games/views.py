@@ -443,9 +443,7 @@ def replay(request, pk):
     except ValueError:
         step = len(records)
     step = max(0, min(step, len(records)))
-    state = engine.new_game(match.players, options=match.options, seed=match.seed)
-    for seat, code in records[:step]:
-        state = engine.apply(state, seat, engine.parse_move(code))
+    state = match.replay(upto=step, moves=records)
     data = engine.dump(state)
     view = engine.view(state, None)
     seats = list(match.seats.all())
@@ -461,13 +459,12 @@ def replay(request, pk):
         "hands": [(seat, data["hands"][seat.index]) for seat in seats],
         "game_template": app.template("table.html"),
         "card_template": app.template("card.html"),
-        "last_lines": describe_events(match.game, view.get("last_moves", ()), seat_names(seats)),
+        "last_lines": describe_events(app.present, view["last_moves"], seat_names(seats)),
         "replaying": True,
         "rules": describe_options(match.game, match.options),
         "rules_url": match.get_rules_url(),
     }
-    if app.present is not None:
-        context.update(app.present.table_context(context["view"], [], None))
+    context.update(app.present.table_context(view, [], None))
     return TemplateResponse(request, "games/replay.html", context)
 
 

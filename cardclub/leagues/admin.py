@@ -41,22 +41,38 @@ def _each(modeladmin, request, queryset, method, done_message):
             modeladmin.message_user(request, f"{obj}: {done_message}", messages.SUCCESS)
 
 
+# The permission of the actions that write league results (fixtures, rounds, forfeits): "Can
+# manage league results", declared on Season. Django offers an action, and runs a posted one,
+# only when every name in its ``permissions`` has a ``has_<name>_permission`` saying yes.
+MANAGE_RESULTS = "manage_league_results"
+
+
+class ManagesLeagueResults:
+    """For admins with actions declared ``permissions=[MANAGE_RESULTS]``."""
+
+    def has_manage_league_results_permission(self, request) -> bool:
+        return request.user.has_perm(f"{Season._meta.app_label}.{MANAGE_RESULTS}")
+
+
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):
+class SeasonAdmin(ManagesLeagueResults, admin.ModelAdmin):
     list_display = ["name", "league", "format", "status", "current_round", "starts_on"]
     list_filter = ["status", "league"]
     inlines = [SeasonPlayerInline]
     actions = ["generate_fixtures", "next_round", "close_season"]
 
-    @admin.action(description=_("Generate fixtures (once) and start the season"))
+    @admin.action(
+        description=_("Generate fixtures (once) and start the season"),
+        permissions=[MANAGE_RESULTS],
+    )
     def generate_fixtures(self, request, queryset):
         _each(self, request, queryset, Season.generate_fixtures, _("fixtures generated."))
 
-    @admin.action(description=_("Move to the next round"))
+    @admin.action(description=_("Move to the next round"), permissions=[MANAGE_RESULTS])
     def next_round(self, request, queryset):
         _each(self, request, queryset, Season.next_round, _("moved to the next round."))
 
-    @admin.action(description=_("Close the season"))
+    @admin.action(description=_("Close the season"), permissions=["change"])
     def close_season(self, request, queryset):
         _each(self, request, queryset, Season.close, _("closed."))
 
@@ -96,7 +112,7 @@ class OverdueFilter(admin.SimpleListFilter):
 
 
 @admin.register(Fixture)
-class FixtureAdmin(admin.ModelAdmin):
+class FixtureAdmin(ManagesLeagueResults, admin.ModelAdmin):
     list_display = ["__str__", "round", "table", "status", "deadline", "match"]
     list_filter = [OverdueFilter, "status", "round__season"]
     readonly_fields = ["round", "table", "match", "status", "result_at", "deadline"]
@@ -128,23 +144,28 @@ class FixtureAdmin(admin.ModelAdmin):
                 messages.SUCCESS,
             )
 
-    @admin.action(description=_("Forfeit: the first seat loses"))
+    @admin.action(description=_("Forfeit: the first seat loses"), permissions=[MANAGE_RESULTS])
     def forfeit_first(self, request, queryset):
         self._forfeit(request, queryset, lambda f: {0})
 
-    @admin.action(description=_("Forfeit: the second seat loses"))
+    @admin.action(description=_("Forfeit: the second seat loses"), permissions=[MANAGE_RESULTS])
     def forfeit_second(self, request, queryset):
         self._forfeit(request, queryset, lambda f: {1})
 
-    @admin.action(description=_("Double forfeit: every seat loses"))
+    @admin.action(description=_("Double forfeit: every seat loses"), permissions=[MANAGE_RESULTS])
     def forfeit_all(self, request, queryset):
         self._forfeit(request, queryset, lambda f: {s.index for s in f.seats.all()})
 
-    @admin.action(description=_("Forfeit: whoever is holding the fixture up loses"))
+    @admin.action(
+        description=_("Forfeit: whoever is holding the fixture up loses"),
+        permissions=[MANAGE_RESULTS],
+    )
     def forfeit_holding_up(self, request, queryset):
         self._forfeit(request, queryset, Fixture.holding_up)
 
-    @admin.action(description=_("Extend the deadline by the season's round length"))
+    @admin.action(
+        description=_("Extend the deadline by the season's round length"), permissions=["change"]
+    )
     def extend_deadline(self, request, queryset):
         for fixture in queryset.select_related("round__season"):
             fixture.extend_deadline(fixture.round.season.round_days, by=request.user)

@@ -105,6 +105,9 @@ class Season(models.Model):
         ordering = ["-starts_on", "-pk"]
         verbose_name = _("season")
         verbose_name_plural = _("seasons")
+        # The admin's actions that write league results (fixtures, rounds, forfeits) need this,
+        # not just "change": a member may edit a season's details and still not its results.
+        permissions = [("manage_league_results", "Can manage league results")]
 
     def __str__(self) -> str:
         return f"{self.league} — {self.name}"

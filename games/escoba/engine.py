@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import combinations
 from typing import Any, NamedTuple
@@ -49,6 +49,7 @@ from games.engine import (
     Option,
     check_players,
     gettext_noop,
+    logged_apply,
     resolve_options,
 )
 
@@ -65,7 +66,7 @@ _OROS = frozenset(card for card in DECK if card.endswith("o"))
 
 HAND_SIZE = 3
 TABLE_SIZE = 4
-HISTORY = 10  # how many recent public moves the state (and so the view) remembers
+LAST_MOVES = 10  # how many recent public moves the state (and so the view) remembers
 
 CAPTURE_RULES = ("optional", "obligatory", "obligatory_strict", "penalized")
 OPENING_MODES = ("dealer", "mano", "none")
@@ -267,7 +268,7 @@ class State:
     escobas: tuple[int, ...]  # per side, this hand
     last_capturer: int | None  # seat
     scores: tuple[int, ...]  # per side, before the current hand
-    history: tuple[Event, ...]
+    last_moves: tuple[Event, ...]
     last_hand: HandResult | None
 
 
@@ -433,14 +434,6 @@ def hand_points(
     return [side.total for side in _breakdown(piles, escobas, tie_points)]
 
 
-def hand_breakdown(
-    piles: Sequence[Sequence[str]], escobas: Sequence[int], tie_points: str = "each"
-) -> list[dict[str, Any]]:
-    """:func:`hand_points` item by item, per side, as the view shows it after a hand."""
-    _check_tie_points(tie_points)
-    return [_side_score_dict(side) for side in _breakdown(piles, escobas, tie_points)]
-
-
 def _side_score_dict(side: SideScore) -> dict[str, Any]:
     return {
         "cards": side.cards,
@@ -539,7 +532,7 @@ def _start_hand(
     hand: int,
     dealer: int,
     scores: tuple[int, ...],
-    history: tuple[Event, ...],
+    last_moves: tuple[Event, ...],
     last_hand: HandResult | None,
 ) -> State:
     """Shuffle, deal and resolve the opening escoba (rules "A hand", steps 1-3)."""
@@ -561,8 +554,8 @@ def _start_hand(
             escobas[side] = won
             # The opening take is a capture: it counts for "captured last".
             last_capturer = taker
-            history = (*history, _event((hand, taker, "opening", None, table, won, None)))[
-                -HISTORY:
+            last_moves = (*last_moves, _event((hand, taker, "opening", None, table, won, None)))[
+                -LAST_MOVES:
             ]
             table = ()
     return State(
@@ -580,7 +573,7 @@ def _start_hand(
         escobas=tuple(escobas),
         last_capturer=last_capturer,
         scores=scores,
-        history=history,
+        last_moves=last_moves,
         last_hand=last_hand,
     )
 
@@ -765,14 +758,14 @@ def apply(state: State, seat: int, move: Move) -> State:
     at = hand.index(card)
     hands = state.hands
     hands = hands[:seat] + (hand[:at] + hand[at + 1 :],) + hands[seat + 1 :]
-    history = (state.history + events)[-HISTORY:]
+    last_moves = (state.last_moves + events)[-LAST_MOVES:]
     turn = (seat + 1) % players
     deck = state.deck
     # Play goes round from the mano to the dealer, so a round is over exactly when the dealer
     # has played their last card.
     if seat == state.dealer and not hand[1:]:
         if not deck:
-            return _end_hand(state, table, piles, escobas, last_capturer, history)
+            return _end_hand(state, table, piles, escobas, last_capturer, last_moves)
         # A new round: the mano (the next seat) is dealt first.
         hands, dealt = _deal_round(deck, players, turn)
         deck = deck[dealt:]
@@ -789,7 +782,7 @@ def apply(state: State, seat: int, move: Move) -> State:
     fields["piles"] = piles
     fields["escobas"] = escobas
     fields["last_capturer"] = last_capturer
-    fields["history"] = history
+    fields["last_moves"] = last_moves
     return new
 
 
@@ -799,7 +792,7 @@ def _end_hand(
     piles: tuple[tuple[str, ...], ...],
     escobas: tuple[int, ...],
     last_capturer: int | None,
-    history: tuple[Event, ...],
+    last_moves: tuple[Event, ...],
 ) -> State:
     """The rest to the last capturer, scoring, and the game's end or the next hand.
 
@@ -810,7 +803,9 @@ def _end_hand(
     taker = state.dealer if last_capturer is None else last_capturer
     side = _side(state, taker)
     piles = piles[:side] + (piles[side] + table,) + piles[side + 1 :]
-    history = (*history, _event((state.hand, taker, "last_take", None, table, 0, None)))[-HISTORY:]
+    last_moves = (*last_moves, _event((state.hand, taker, "last_take", None, table, 0, None)))[
+        -LAST_MOVES:
+    ]
     sides = _breakdown(piles, escobas, state.rules.tie_points)
     scores = tuple(score + side.total for score, side in zip(state.scores, sides, strict=True))
     result = HandResult(state.hand, state.dealer, taker, table, tuple(sides), scores)
@@ -832,7 +827,7 @@ def _end_hand(
             escobas=escobas,
             last_capturer=last_capturer,
             scores=scores,
-            history=history,
+            last_moves=last_moves,
             last_hand=result,
         )
     return _start_hand(
@@ -843,7 +838,7 @@ def _end_hand(
         state.hand + 1,
         (state.dealer + 1) % state.players,
         scores,
-        history,
+        last_moves,
         result,
     )
 
@@ -884,18 +879,7 @@ def _pile_stats(pile: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def apply_logged(state: State, seat: int, move: Move) -> tuple[State, list[dict[str, Any]]]:
-    """``apply``, and the public events that this move made, in order (the lines of the log).
-
-    The state remembers only the last HISTORY events (the view's ``last_moves``); the log of a
-    whole match is built by replaying its moves through this function. Each event is in the
-    form of ``last_moves``, which every seat sees, so the log reveals nothing hidden. The move
-    is applied to the state with its recent events cleared, so that exactly the new ones are
-    left (no move makes HISTORY events), then the recent events are put back in front of them.
-    """
-    after = apply(replace(state, history=()), seat, move)
-    events = [_event_dict(e) for e in after.history]
-    return replace(after, history=(*state.history, *after.history)[-HISTORY:]), events
+apply_logged = logged_apply(apply, LAST_MOVES, _event_dict)
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
@@ -941,7 +925,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "sides": sides,
         "scores": list(state.scores),
         "last_hand": last_hand,
-        "last_moves": [_event_dict(e) for e in state.history],
+        "last_moves": [_event_dict(e) for e in state.last_moves],
         "outcome": outcome(state) if over else None,
     }
 
@@ -1023,7 +1007,7 @@ def sample_state(seen: dict[str, Any], rng: random.Random) -> State:
         escobas=tuple(side["escobas"] for side in seen["sides"]),
         last_capturer=seen["last_capturer"],
         scores=tuple(seen["scores"]),
-        history=tuple(_event_from(e) for e in seen["last_moves"]),
+        last_moves=tuple(_event_from(e) for e in seen["last_moves"]),
         last_hand=None if seen["last_hand"] is None else _hand_result_from(seen["last_hand"]),
     )
 
@@ -1073,7 +1057,9 @@ def dump(state: State) -> dict[str, Any]:
         "escobas": list(state.escobas),
         "last_capturer": state.last_capturer,
         "scores": list(state.scores),
-        "history": [list(e[:4]) + [list(e.cards), e.escobas, e.from_seat] for e in state.history],
+        "last_moves": [
+            list(e[:4]) + [list(e.cards), e.escobas, e.from_seat] for e in state.last_moves
+        ],
         "last_hand": last_hand,
     }
 
@@ -1097,6 +1083,6 @@ def load(data: dict[str, Any]) -> State:
         escobas=tuple(data["escobas"]),
         last_capturer=data["last_capturer"],
         scores=tuple(data["scores"]),
-        history=tuple(_event_from(e) for e in data["history"]),
+        last_moves=tuple(_event_from(e) for e in data["last_moves"]),
         last_hand=None if data["last_hand"] is None else _hand_result_from(data["last_hand"]),
     )

@@ -62,6 +62,7 @@ from games.engine import (
     Option,
     check_players,
     gettext_noop,
+    logged_apply,
     resolve_options,
 )
 
@@ -882,18 +883,7 @@ def _formation_json(side: tuple[str, ...]) -> dict[str, Any] | None:
     return {"kind": kind, "total": total}
 
 
-def apply_logged(state: State, seat: int, move: Move) -> tuple[State, list[dict[str, Any]]]:
-    """``apply``, and the public events that this move made, in order (the lines of the log).
-
-    The state remembers only the last LAST_MOVES events (the view's ``last_moves``); the log of a
-    whole match is built by replaying its moves through this function. Each event is in the
-    form of ``last_moves``, which every seat sees, so the log reveals nothing hidden. The move
-    is applied to the state with its recent events cleared, so that exactly the new ones are
-    left (no move makes LAST_MOVES events), then the recent events are put back in front of them.
-    """
-    after = apply(replace(state, last_moves=()), seat, move)
-    events = [_event_json(e) for e in after.last_moves]
-    return replace(after, last_moves=(*state.last_moves, *after.last_moves)[-LAST_MOVES:]), events
+apply_logged = logged_apply(apply, LAST_MOVES, _event_json)
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:

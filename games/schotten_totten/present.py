@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from games.contract import Presentation
 from games.present import move_line
 from games.schotten_totten import engine
 
@@ -339,3 +340,14 @@ def card_html(card, small: bool = False) -> str:
     from games.schotten_totten.templatetags.schotten_totten_tags import st_card_html
 
     return st_card_html(card, small=small, named=False)
+
+
+#: What the table machinery uses of this module (the contract: games/contract.py).
+PRESENTATION = Presentation(
+    describe_move=describe_move,
+    table_context=table_context,
+    recent_events=recent_events,
+    last_move=last_move,
+    card_name=card_name,
+    card_html=card_html,
+)

@@ -75,7 +75,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from games.cards import rng_for, shuffled
@@ -87,6 +87,7 @@ from games.engine import (
     Option,
     check_players,
     gettext_noop,
+    logged_apply,
     resolve_options,
 )
 
@@ -503,7 +504,7 @@ class _Entry(NamedTuple):
         )
 
 
-_LAST = 10
+LAST_MOVES = 10
 
 # How a round ended (rules, "End of a round" and "Two players"); see the module docstring.
 END_EMPTY_HAND, END_ALL_SCOUTED, END_PASS = "empty_hand", "all_scouted", "pass"
@@ -583,7 +584,7 @@ class State:
     chips: tuple[bool, ...]  # scout & show chip spent
     scores: tuple[int, ...]  # game totals of the finished rounds
     summaries: tuple[RoundSummary, ...]  # one per finished round, in order
-    last: tuple[_Entry, ...]
+    last_moves: tuple[_Entry, ...]
     # Moves still to be played under the rule before issue 23 (a set scouted away loses its
     # owner); 0 for every game but the replay of a match stored before the change.
     legacy_moves: int = 0
@@ -606,7 +607,7 @@ def _start_round(
     set_aside: tuple[int, ...],
     scores: tuple[int, ...],
     summaries: tuple[RoundSummary, ...],
-    last: tuple[_Entry, ...],
+    last_moves: tuple[_Entry, ...],
 ) -> State:
     two = players == 2
     return State(
@@ -629,7 +630,7 @@ def _start_round(
         chips=(two,) * players,  # no chip in the 2-player game: count it as spent
         scores=scores,
         summaries=summaries,
-        last=last,
+        last_moves=last_moves,
     )
 
 
@@ -831,8 +832,12 @@ def _add_scout_shows(
 # --------------------------------------------------------------------------------------------
 
 
-def _push(last: tuple[_Entry, ...], entry: _Entry) -> tuple[_Entry, ...]:
-    return (*last[1 - _LAST :], entry) if len(last) >= _LAST else (*last, entry)
+def _push(last_moves: tuple[_Entry, ...], entry: _Entry) -> tuple[_Entry, ...]:
+    return (
+        (*last_moves[1 - LAST_MOVES :], entry)
+        if len(last_moves) >= LAST_MOVES
+        else (*last_moves, entry)
+    )
 
 
 def _set_at(items: tuple, index: int, value: Any) -> tuple:
@@ -887,7 +892,7 @@ def _decide(state: State, seat: int, move: Decide) -> State:
             "decided": decided,
             "phase": PLAY if everyone else DECIDE,
             "turn": state.first if everyone else None,
-            "last": _push(state.last, _Entry(seat, "decide", state.round)),
+            "last_moves": _push(state.last_moves, _Entry(seat, "decide", state.round)),
         },
     )
 
@@ -976,13 +981,13 @@ def _play_scout(state: State, seat: int, move: Scout) -> State:
     else:
         tokens = _set_at(state.tokens, owner, state.tokens[owner] + 1)
     end = "left" if move.end == "L" else "right"
-    last = _push(state.last, _Entry(seat, "scout", state.round, (), card, end))
+    last_moves = _push(state.last_moves, _Entry(seat, "scout", state.round, (), card, end))
     if not rest and state.legacy_moves:
         owner = None  # the rule before issue 23, kept only to replay old matches
     turn = seat if two else (seat + 1) % state.players
     if not two and turn == owner:
         return _end_round(
-            state, END_ALL_SCOUTED, hands, rest, owner, state.taken, tokens, state.chips, last
+            state, END_ALL_SCOUTED, hands, rest, owner, state.taken, tokens, state.chips, last_moves
         )
     return _evolve(
         state,
@@ -992,7 +997,7 @@ def _play_scout(state: State, seat: int, move: Scout) -> State:
             "active": rest,
             "owner": owner,
             "tokens": tokens,
-            "last": last,
+            "last_moves": last_moves,
         },
     )
 
@@ -1039,9 +1044,11 @@ def _after_show(
     taken = state.taken
     if beaten:
         taken = _set_at(taken, seat, taken[seat] + beaten)
-    last = _push(state.last, entry)
+    last_moves = _push(state.last_moves, entry)
     if not new_hand:  # end (a): the show emptied the hand
-        return _end_round(state, END_EMPTY_HAND, hands, shown, seat, taken, tokens, chips, last)
+        return _end_round(
+            state, END_EMPTY_HAND, hands, shown, seat, taken, tokens, chips, last_moves
+        )
     turn = (seat + 1) % state.players
     return _evolve(
         state,
@@ -1053,7 +1060,7 @@ def _after_show(
             "taken": taken,
             "tokens": tokens,
             "chips": chips,
-            "last": last,
+            "last_moves": last_moves,
         },
     )
 
@@ -1064,7 +1071,7 @@ def _play_pass(state: State, seat: int, move: Pass = PASS) -> State:
         raise IllegalMove(gettext_noop("Only the 2-player game has a pass."))
     if not state.active:
         raise IllegalMove(gettext_noop("With no active set any card can be shown: show one."))
-    last = _push(state.last, _Entry(seat, "pass", state.round))
+    last_moves = _push(state.last_moves, _Entry(seat, "pass", state.round))
     return _end_round(
         state,
         END_PASS,
@@ -1074,7 +1081,7 @@ def _play_pass(state: State, seat: int, move: Pass = PASS) -> State:
         state.taken,
         state.tokens,
         state.chips,
-        last,
+        last_moves,
     )
 
 
@@ -1090,7 +1097,7 @@ def _end_round(
     taken: tuple[tuple[int, ...], ...],
     tokens: tuple[int, ...],
     chips: tuple[bool, ...],
-    last: tuple[_Entry, ...],
+    last_moves: tuple[_Entry, ...],
 ) -> State:
     """Score the round (rules, "Scoring each round"), keep its summary, and deal the next round
     or end the game. ``end`` says how the round ended (``END_*``), ``ender`` who ended it."""
@@ -1103,7 +1110,7 @@ def _end_round(
         state.round, end, ender, taken_counts, tokens, hand_sizes, points, scores
     )
     summaries = (*state.summaries, summary)
-    last = _push(last, _Entry(ender, "round_end", state.round))
+    last_moves = _push(last_moves, _Entry(ender, "round_end", state.round))
     if state.round == _rounds(n):
         return _evolve(
             state,
@@ -1118,7 +1125,7 @@ def _end_round(
                 "chips": chips,
                 "scores": scores,
                 "summaries": summaries,
-                "last": last,
+                "last_moves": last_moves,
             },
         )
     rnd = state.round + 1
@@ -1140,7 +1147,7 @@ def _end_round(
         set_aside,
         scores,
         summaries,
-        last,
+        last_moves,
     )
 
 
@@ -1153,18 +1160,7 @@ def _sort_key(card: int) -> tuple[str, int]:
     return (_ID[card], card)
 
 
-def apply_logged(state: State, seat: int, move: Move) -> tuple[State, list[dict[str, Any]]]:
-    """``apply``, and the public events that this move made, in order (the lines of the log).
-
-    The state remembers only the last _LAST events (the view's ``last_moves``); the log of a
-    whole match is built by replaying its moves through this function. Each event is in the
-    form of ``last_moves``, which every seat sees, so the log reveals nothing hidden. The move
-    is applied to the state with its recent events cleared, so that exactly the new ones are
-    left (no move makes _LAST events), then the recent events are put back in front of them.
-    """
-    after = apply(replace(state, last=()), seat, move)
-    events = [e.as_dict() for e in after.last]
-    return replace(after, last=(*state.last, *after.last)[-_LAST:]), events
+apply_logged = logged_apply(apply, LAST_MOVES, _Entry.as_dict)
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
@@ -1213,7 +1209,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "set_aside": len(state.set_aside),
         "scores": list(state.scores),
         "round_summaries": [r.as_dict() for r in state.summaries],
-        "last_moves": [e.as_dict() for e in state.last],
+        "last_moves": [e.as_dict() for e in state.last_moves],
     }
 
 
@@ -1238,7 +1234,7 @@ def dump(state: State) -> dict[str, Any]:
         "chips": list(state.chips),
         "scores": list(state.scores),
         "round_summaries": [r.as_dict() for r in state.summaries],
-        "last_moves": [e.as_dict() for e in state.last],
+        "last_moves": [e.as_dict() for e in state.last_moves],
         # Only while old-rule moves are still to come (replays of old matches), so that every
         # state stored before the rules revision dumps as it was stored.
         **({"legacy_moves": state.legacy_moves} if state.legacy_moves else {}),
@@ -1270,7 +1266,7 @@ def load(data: dict[str, Any]) -> State:
         chips=tuple(data["chips"]),
         scores=tuple(data["scores"]),
         summaries=tuple(RoundSummary.from_dict(r) for r in data["round_summaries"]),
-        last=tuple(_Entry.from_dict(e) for e in data["last_moves"]),
+        last_moves=tuple(_Entry.from_dict(e) for e in data["last_moves"]),
         legacy_moves=data.get("legacy_moves", 0),
     )
 
@@ -1334,5 +1330,5 @@ def sample_state(seen: dict[str, Any], rng: random.Random) -> State:
         chips=tuple(n == 2 or bool(s["chip_spent"]) for s in seats),
         scores=tuple(seen["scores"]),
         summaries=tuple(RoundSummary.from_dict(r) for r in seen["round_summaries"]),
-        last=tuple(_Entry.from_dict(e) for e in seen["last_moves"]),
+        last_moves=tuple(_Entry.from_dict(e) for e in seen["last_moves"]),
     )

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.contract import Presentation
 from games.present import move_line
 from games.scout import engine
 
@@ -455,11 +456,6 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
     return context
 
 
-# The table's last moves say every card's value in words ("shows 3, 2 (a run of 2, 2 to 3)"):
-# their drawings are left out there (games.present.table_context), kept in the game log.
-LAST_MOVES_DRAWN = False
-
-
 def recent_events(view: dict) -> list[dict]:
     """The table's last moves: what the others did since a player's last turn (at least three
     events, since a player of the 2-player game may scout several times in a turn). What came
@@ -500,3 +496,17 @@ def card_html(card, small: bool = False) -> str:
     from games.scout.templatetags.scout_tags import scout_card_html
 
     return scout_card_html(card, small=small, named=False)
+
+
+#: What the table machinery uses of this module (the contract: games/contract.py).
+PRESENTATION = Presentation(
+    describe_move=describe_move,
+    table_context=table_context,
+    recent_events=recent_events,
+    last_move=last_move,
+    card_name=card_name,
+    card_html=card_html,
+    # The table's last moves say every card's value in words ("shows 3, 2 (a run of 2, 2 to 3)"):
+    # their drawings are left out there (games.present.table_context), kept in the game log.
+    last_moves_drawn=False,
+)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from django import template
-from django.template.loader import get_template
 from django.utils.html import format_html, format_html_join
 
 from cardclub.http import pk_url_maker
@@ -11,24 +10,17 @@ register = template.Library()
 
 
 def _small_card_drawer(context):
-    """How this page draws a card small: the game's ``present.card_html`` when it has one (a
-    plain function: no template per card), else its ``card.html``. Looked up once per line."""
-    match = context.get("match")
-    present = registry.present(match.game) if match is not None else None
-    draw = getattr(present, "card_html", None)
-    if draw is not None:
-        return lambda card: draw(card, small=True)
-    template = get_template(context["card_template"])
-    return lambda card: template.render({"card": card, "small": True})
+    """How this page draws a card small: the game's ``card_html`` (by default its
+    ``card.html``, see ``games.contract.Presentation``). Looked up once per line."""
+    draw = registry.present(context["match"].game).card_html
+    return lambda card: draw(card, small=True)
 
 
 @register.simple_tag
 def card_sprite(game: str) -> str:
-    """The drawings a game's cards refer to (``present.card_sprite``), once per full page that
+    """The drawings a game's cards refer to (its ``card_sprite``), once per full page that
     draws its cards; the fragments swapped into the page then carry only references."""
-    present = registry.present(game) if registry.is_game(game) else None
-    draw = getattr(present, "card_sprite", None)
-    return draw() if draw is not None else ""
+    return registry.present(game).card_sprite()
 
 
 @register.simple_tag(takes_context=True)

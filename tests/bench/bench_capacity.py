@@ -106,6 +106,9 @@ def server_command(port: int, workers: int) -> list[str]:
         "60",
         "--graceful-timeout",
         "5",
+        # As the README: the site alone reads X-Forwarded-For/-Proto (TRUSTED_PROXY_COUNT).
+        "--forwarded-allow-ips",
+        "",
         "--log-level",
         "warning",
     ]

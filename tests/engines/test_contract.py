@@ -11,6 +11,11 @@ import pytest
 
 from games import registry
 from games.engine import IllegalMove, InvalidMove, InvalidOptions
+from tests.toygame import engine as toygame
+
+# The installed games, and the toy game of the tests, the contract's smallest example.
+ENGINES = {**{key: registry.engine(key) for key in registry.game_keys()}, "toygame": toygame}
+KEYS = tuple(ENGINES)
 
 SEEDS = range(6)
 MAX_STEPS = 5000
@@ -21,8 +26,7 @@ def player_counts(eng):
 
 
 def cases():
-    for key in registry.game_keys():
-        eng = registry.engine(key)
+    for key, eng in ENGINES.items():
         for players in player_counts(eng):
             yield pytest.param(key, players, id=f"{key}-{players}p")
 
@@ -93,7 +97,7 @@ def check_position(eng, state, data, players, cards):
 
 @pytest.mark.parametrize(("key", "players"), list(cases()))
 def test_random_playouts_keep_every_promise_of_the_contract(key, players):
-    eng = registry.engine(key)
+    eng = ENGINES[key]
     for seed in SEEDS:
         state, _ = playout(eng, players, seed, check_every=7)
         outcome = eng.outcome(state)
@@ -102,40 +106,40 @@ def test_random_playouts_keep_every_promise_of_the_contract(key, players):
         assert eng.to_move(state) == ()
 
 
-@pytest.mark.parametrize("key", registry.game_keys())
+@pytest.mark.parametrize("key", KEYS)
 def test_the_same_seed_deals_the_same_game_and_another_seed_does_not(key):
-    eng = registry.engine(key)
+    eng = ENGINES[key]
     players = eng.INFO.min_players
     assert eng.dump(eng.new_game(players, seed=7)) == eng.dump(eng.new_game(players, seed=7))
     assert eng.dump(eng.new_game(players, seed=7)) != eng.dump(eng.new_game(players, seed=8))
 
 
-@pytest.mark.parametrize("key", registry.game_keys())
+@pytest.mark.parametrize("key", KEYS)
 def test_a_player_count_outside_the_limits_is_refused_with_a_message(key):
-    eng = registry.engine(key)
+    eng = ENGINES[key]
     for players in (eng.INFO.min_players - 1, eng.INFO.max_players + 1):
         with pytest.raises(InvalidOptions, match=r"\w"):
             eng.new_game(players)
 
 
-@pytest.mark.parametrize("key", registry.game_keys())
+@pytest.mark.parametrize("key", KEYS)
 def test_unknown_house_rules_are_refused(key):
-    eng = registry.engine(key)
+    eng = ENGINES[key]
     with pytest.raises(InvalidOptions):
         eng.new_game(eng.INFO.min_players, options={"no_such_rule": 1})
 
 
-@pytest.mark.parametrize("key", registry.game_keys())
+@pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("garbage", ["", "???", "x" * 200, "play:", "0:0:0:0:0"])
 def test_garbage_move_codes_raise_invalid_move(key, garbage):
-    eng = registry.engine(key)
+    eng = ENGINES[key]
     with pytest.raises(InvalidMove):
         eng.parse_move(garbage)
 
 
-@pytest.mark.parametrize("key", registry.game_keys())
+@pytest.mark.parametrize("key", KEYS)
 def test_a_seat_that_is_not_to_move_cannot_move(key):
-    eng = registry.engine(key)
+    eng = ENGINES[key]
     state = eng.new_game(eng.INFO.min_players, seed=3)
     movers = eng.to_move(state)
     idle = [s for s in range(eng.INFO.min_players) if s not in movers]
@@ -146,9 +150,9 @@ def test_a_seat_that_is_not_to_move_cannot_move(key):
         eng.apply(state, idle[0], move)
 
 
-@pytest.mark.parametrize("key", registry.game_keys())
+@pytest.mark.parametrize("key", KEYS)
 def test_sampled_states_agree_with_the_view_they_were_sampled_from(key):
-    eng = registry.engine(key)
+    eng = ENGINES[key]
     for players in player_counts(eng):
         state = eng.new_game(players, seed=11)
         rng = random.Random(5)

@@ -36,7 +36,7 @@ def position(players=2, options=None, **fields):
     fields.setdefault("escobas", (0,) * n_sides)
     fields.setdefault("last_capturer", None)
     fields.setdefault("scores", (0,) * n_sides)
-    fields.setdefault("history", ())
+    fields.setdefault("last_moves", ())
     fields.setdefault("last_hand", None)
     if "deck" not in fields:
         placed = {c for h in fields["hands"] for c in h} | set(fields["table"])
@@ -429,7 +429,10 @@ def test_hand_points_count_escobas_the_siete_de_oros_and_the_three_majorities():
     ours = ["7o", "7c", "7e", "1o", "2o", "3o", "4o", "5o", "1c", "2c", "3c", "4c"]
     theirs = [c for c in esc.DECK if c not in ours]
     assert esc.hand_points([ours, theirs], [2, 1]) == [2 + 1 + 1 + 0 + 1, 1 + 0 + 0 + 1 + 0]
-    breakdown = esc.hand_breakdown([ours, theirs], [2, 1])
+    # Item by item, per side, as the view shows it after a hand.
+    breakdown = [
+        esc._side_score_dict(side) for side in esc._breakdown([ours, theirs], [2, 1], "each")
+    ]
     assert breakdown[0]["points"] == {
         "escobas": 2,
         "siete_de_oros": 1,
@@ -632,7 +635,7 @@ def test_the_view_gives_pile_statistics_per_side():
 def test_last_moves_keep_the_ten_most_recent():
     state = random_playout(2, None, seed=3)
     moves = esc.view(state, 0)["last_moves"]
-    assert len(moves) == esc.HISTORY and moves[-1]["kind"] == "last_take"
+    assert len(moves) == esc.LAST_MOVES and moves[-1]["kind"] == "last_take"
 
 
 def test_dump_and_load_round_trip_through_json():

@@ -1,4 +1,5 @@
-"""A toy game, small enough to read at a glance, that meets the whole engine contract.
+"""A toy game, small enough to read at a glance, that meets the whole engine contract
+(``games.contract.Engine``).
 
 Two players are dealt ``cards_each`` cards from nine (1–9); the rest stay hidden in the deck.
 In turn each lays one card face up; when every card is laid the higher total wins.
@@ -16,12 +17,14 @@ from games.engine import (
     Option,
     check_players,
     gettext_noop,
+    logged_apply,
     resolve_options,
 )
 
 INFO = Info(key="toygame", title="Toy", min_players=2, max_players=2)
 OPTIONS = (Option("cards_each", gettext_noop("Cards each"), "int", 3, min_value=1, max_value=4),)
 DECK = tuple(f"c{n}" for n in range(1, 10))
+LAST_MOVES = 4  # how many recent public events the state (and so the view) remembers
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class State:
     laid: tuple[tuple[str, ...], ...]
     deck: tuple[str, ...]
     turn: int
+    last_moves: tuple[tuple[int, str], ...]  # (seat, card) of each recent card laid
 
 
 def value(card: str) -> int:
@@ -50,7 +54,9 @@ def new_game(players, options=None, seed=0) -> State:
     n = resolve_options(OPTIONS, options)["cards_each"]
     cards = shuffled(DECK, seed, "deal")
     hands = tuple(tuple(cards[i * n : (i + 1) * n]) for i in range(players))
-    return State(hands=hands, laid=((), ()), deck=tuple(cards[players * n :]), turn=0)
+    return State(
+        hands=hands, laid=((), ()), deck=tuple(cards[players * n :]), turn=0, last_moves=()
+    )
 
 
 def is_over(state: State) -> bool:
@@ -82,7 +88,18 @@ def apply(state: State, seat: int, move: Move) -> State:
     hands[seat] = tuple(c for c in hands[seat] if c != move.card)
     laid = list(state.laid)
     laid[seat] = (*laid[seat], move.card)
-    return replace(state, hands=tuple(hands), laid=tuple(laid), turn=1 - seat)
+    last_moves = (*state.last_moves, (seat, move.card))[-LAST_MOVES:]
+    return replace(
+        state, hands=tuple(hands), laid=tuple(laid), turn=1 - seat, last_moves=last_moves
+    )
+
+
+def _event_json(event: tuple[int, str]) -> dict:
+    seat, card = event
+    return {"seat": seat, "kind": "lay", "card": card}
+
+
+apply_logged = logged_apply(apply, LAST_MOVES, _event_json)
 
 
 def totals(state: State) -> list[int]:
@@ -108,6 +125,7 @@ def view(state: State, seat: int | None) -> dict:
         "turn": state.turn,
         "seat": seat,
         "over": is_over(state),
+        "last_moves": [_event_json(event) for event in state.last_moves],
     }
 
 
@@ -117,6 +135,7 @@ def dump(state: State) -> dict:
         "laid": [list(pile) for pile in state.laid],
         "deck": list(state.deck),
         "turn": state.turn,
+        "last_moves": [list(event) for event in state.last_moves],
     }
 
 
@@ -126,6 +145,7 @@ def load(data: dict) -> State:
         laid=tuple(tuple(pile) for pile in data["laid"]),
         deck=tuple(data["deck"]),
         turn=data["turn"],
+        last_moves=tuple((seat, card) for seat, card in data["last_moves"]),
     )
 
 
@@ -150,4 +170,5 @@ def sample_state(view_data: dict, rng) -> State:
         laid=tuple(tuple(pile) for pile in view_data["laid"]),
         deck=tuple(unseen),
         turn=view_data["turn"],
+        last_moves=tuple((e["seat"], e["card"]) for e in view_data["last_moves"]),
     )

@@ -116,3 +116,17 @@ def league_fixture_match(game: str, members):
     for member in members:
         fixture = league_actions.say_ready(fixture.pk, member)
     return fixture, fixture.match
+
+
+def set_escoba_table(match: Match, table, hands, turn=0) -> Match:
+    """Write a hand-made Escoba position into ``match`` (the rest of the cards form the deck)."""
+    from games.escoba.engine import DECK
+
+    data = match.engine.dump(engine_state(match))
+    used = table + [c for h in hands for c in h]
+    data["table"], data["hands"], data["turn"] = list(table), [list(h) for h in hands], turn
+    data["deck"] = [c for c in DECK if c not in used]
+    data["last_moves"] = []
+    match.state = match.engine.dump(match.engine.load(data))
+    match.save()
+    return match

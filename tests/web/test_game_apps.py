@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
+import importlib
 import json
 import os
 import re
 import sqlite3
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from games import registry
+from games.engine import replay
 from games.models import Match, MoveRecord, RuleVariant
 
 ROOT = Path(settings.BASE_DIR)
@@ -74,12 +78,23 @@ CLUB_APPS = list(settings.INSTALLED_APPS)
 TOY_APPS = [*CLUB_APPS, "tests.toygame"]
 
 
+def seed_toy_house_rules():
+    """What ``migrate`` does for the toy game when it is installed: its one data migration.
+
+    (The test database is made with the club's apps only, so the migration is run by hand.)
+    """
+    from django.apps import apps
+
+    migration = importlib.import_module("tests.toygame.migrations.0001_house_rules").Migration
+    (seed,) = migration.operations
+    seed.code(apps, None)
+
+
 @pytest.fixture
 def toy_game(db):
     with override_settings(INSTALLED_APPS=TOY_APPS):
-        yield RuleVariant.objects.create(
-            game="toygame", slug="standard", name_es="Estándar", name_en="Standard"
-        )
+        seed_toy_house_rules()
+        yield RuleVariant.objects.get(game="toygame", slug="standard")
 
 
 def test_a_fourth_game_in_its_own_folder_shows_in_the_lobby_and_plays_a_move(
@@ -178,12 +193,127 @@ def test_a_database_made_before_the_game_apps_migrates_forward_with_every_match_
         if state is None:
             continue  # an open table has no game yet
         engine = registry.engine(game)
-        replay = engine.new_game(players, options=json.loads(options), seed=seed)
-        for seat, code in after.execute(
+        moves = after.execute(
             "SELECT seat, code FROM games_moverecord WHERE match_id = ? ORDER BY seq", [match_id]
-        ):
-            replay = engine.apply(replay, seat, engine.parse_move(code))
-        assert engine.dump(replay) == json.loads(state), f"match {match_id} ({game})"
+        )
+        replayed_state = replay(
+            engine, engine.new_game(players, options=json.loads(options), seed=seed), moves
+        )
+        assert engine.dump(replayed_state) == json.loads(state), f"match {match_id} ({game})"
         replayed += 1
     after.close()
     assert replayed == 14
+
+
+def _play_the_toy_to_the_end(match, clients):
+    """Every move through the site, each member laying the first card of their hand."""
+    while True:
+        match.refresh_from_db()
+        state = match.engine.load(match.state)
+        if match.engine.is_over(state):
+            return match
+        (seat,) = match.engine.to_move(state)
+        card = match.engine.view(state, seat)["hand"][0]
+        response = clients[seat].post(
+            reverse("games:move", args=[match.pk]),
+            {"code": f"p:{card}", "v": match.version},
+            HTTP_HX_REQUEST="true",
+        )
+        assert response.status_code == 200
+
+
+def test_the_toy_game_plays_to_the_end_with_its_log_and_replay_from_the_contract_alone(
+    toy_game, alice, bob, client_for
+):
+    # Its house rules come from its own data migration, as a real game's do.
+    assert set(RuleVariant.objects.filter(game="toygame").values_list("slug", flat=True)) == {
+        "standard",
+        "quick",
+    }
+    clients = [client_for(alice), client_for(bob)]
+    clients[0].post(
+        reverse("games:new_table", args=["toygame"]),
+        {"variant": toy_game.pk, "players": 2, "seat_1": "open"},
+    )
+    match = Match.objects.get(game="toygame")
+    clients[1].post(reverse("games:join", args=[match.pk]))
+    match = _play_the_toy_to_the_end(match, clients)
+    assert match.status == Match.Status.FINISHED
+    assert match.moves.count() == 6  # three cards each
+
+    log = clients[1].get(reverse("games:log", args=[match.pk])).content.decode()
+    replay = clients[0].get(reverse("games:replay", args=[match.pk]) + "?step=2")
+    assert log.count("juega c") == 6  # the toy's describe_move, once per move (in Spanish)
+    assert replay.status_code == 200
+    # Two cards laid at step 2: the last-moves list says both, each drawn by toygame/card.html.
+    assert replay.content.decode().count('<span class="toycard">') >= 2
+
+
+def _module_without(name: str, missing: str):
+    module = importlib.import_module(name)
+    broken = types.ModuleType(name)
+    broken.__dict__.update({k: v for k, v in vars(module).items() if k != missing})
+    return broken
+
+
+def _fresh_toy_config():
+    from tests import toygame
+    from tests.toygame.apps import ToyGameConfig
+
+    return ToyGameConfig("tests.toygame", toygame)
+
+
+@pytest.mark.parametrize(
+    ("module", "missing"),
+    [
+        ("tests.toygame.engine", "apply_logged"),
+        ("tests.toygame.engine", "DECK"),
+        ("tests.toygame.bots", "choose"),
+        ("tests.toygame.present", "PRESENTATION"),
+    ],
+)
+def test_a_game_missing_a_required_part_fails_at_start_with_a_message_naming_it(
+    module, missing, monkeypatch
+):
+    monkeypatch.setitem(sys.modules, module, _module_without(module, missing))
+    with pytest.raises(TypeError, match=rf"{re.escape(module)} .*\b{missing}\b"):
+        _fresh_toy_config().ready()
+
+
+def test_a_game_missing_a_template_fails_at_start_naming_it(tmp_path):
+    config = _fresh_toy_config()
+    config.path = str(tmp_path)
+    with pytest.raises(TypeError, match=r"templates/toygame/table\.html"):
+        config.ready()
+
+
+def test_a_complete_game_passes_the_check_and_gets_every_optional_hook_by_default(toy_game):
+    config = _fresh_toy_config()
+    config.ready()
+    present = config.present
+    assert present.card_name("c7") == "c7"
+    assert present.card_sprite() == ""
+    assert present.last_move({"last_moves": []}, []) == ([], [])
+    assert present.table_context({}, [], 0) == {}
+    assert present.log_group == "round" and present.last_moves_drawn
+    assert present.card_html("c7", small=True).strip() == '<span class="toycard">c7</span>'
+
+
+def test_no_module_of_the_machinery_looks_a_game_hook_up_by_name():
+    """Every hook is named once, in games/contract.py, with its default: a lookup by name
+    elsewhere (``getattr(present, "card_html", None)``) would be a second, hidden contract."""
+    from games.contract import Bots, Engine, Presentation
+
+    hooks = {f.name for f in dataclasses.fields(Presentation)}
+    hooks |= {name for protocol in (Engine, Bots) for name in vars(protocol) if name[0] != "_"}
+    hooks |= {"LOG_GROUP", "LAST_MOVES_DRAWN", "PRESENTATION"}
+    lookup = re.compile(rf"\b(?:getattr|hasattr)\([^)]*[\"']({'|'.join(hooks)})[\"']")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for place in ("games", "cardclub")
+        for path in sorted((ROOT / place).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if lookup.search(line)
+    ]
+    assert found == []
+    assert lookup.search('draw = getattr(present, "card_html", None)')  # the scan can find one

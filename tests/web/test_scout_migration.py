@@ -96,7 +96,7 @@ def just_shown_two(state):
         state.phase == engine.PLAY
         and len(state.active) == 2
         and state.owner == (state.turn - 1) % state.players
-        and state.last[-1].kind == "show"
+        and state.last_moves[-1].kind == "show"
     )
 
 
