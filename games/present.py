@@ -89,6 +89,7 @@ def table_context(
     ):
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
+    mark_partners(context["seats"], view)
     present = app.present
     # The recent moves in words, by the same describe_move as the game log and the replay.
     # A game may show fewer recent events than the view holds (``recent_events``).
@@ -103,6 +104,21 @@ def table_context(
     if match.moves_played:
         context["just"] = just_happened(present, view, context["seats"])
     return context
+
+
+def mark_partners(seats, view: dict) -> None:
+    """In a game played by sides of several seats (Escoba in pairs: the view's ``sides``), give
+    each seat its side's number (``pair``, from 1) and its partners' names (``partners``), for
+    the seats panel. Public: who plays with whom is no secret."""
+    sides = view.get("sides") or []
+    if not any(len(side.get("seats", ())) > 1 for side in sides):
+        return
+    by_index = {seat.index: seat for seat in seats}
+    for number, side in enumerate(sides, start=1):
+        members = [by_index[i] for i in side["seats"] if i in by_index]
+        for seat in members:
+            seat.pair = number
+            seat.partners = [other.display_name for other in members if other is not seat]
 
 
 def just_happened(present: Presentation, view: dict, seats) -> dict | None:
