@@ -359,7 +359,9 @@ def season_tables(season: Season, players: dict[int, str], byes=(), withdrawn=()
         rows = with_cells(compute(season, players, results, byes), withdrawn)
         if season.is_swiss:
             cross = swiss_crosstable(rows, results, byes, season.current_round) or None
-        elif season.is_round_robin and results:
+        elif season.is_round_robin and rows:
+            # From the start, before any result: who meets whom is the point of a round
+            # robin's crosstable, and its empty cells fill as the results come.
             cross = crosstable(rows, results, season)
         else:
             cross = None
