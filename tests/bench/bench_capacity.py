@@ -11,9 +11,8 @@ the session cookie and the CSRF header:
 
 - the member to move (the page shows move forms) thinks 1–4 s (seeded) and posts one of the
   moves the page offers, as htmx does;
-- the other member polls the table's own poll URL (``?v=<version>&m=<moves>``, ``HX-Request``)
-  every ``data-poll-ms`` (2 s), as ``static/js/live.js`` does while no stream is open; a step
-  fragment (several moves behind) is fetched again at once, as the page does;
+- the other member polls the table's own poll URL (``?v=<version>``, ``HX-Request``) every
+  ``data-poll-ms`` (2 s), as ``static/js/live.js`` does while no stream is open;
 - now and then a member opens the lobby; a finished match is replaced: the first member opens a
   new table through the new-table form, the second takes the seat.
 
@@ -220,7 +219,6 @@ class Shown:
     # pick: one card, or the list of checked ones).
     two_step: dict[str, tuple[str, str | list[str]]]
     finished: bool
-    step: bool
     refused: bool
 
 
@@ -272,7 +270,6 @@ def read_table(body: str, match_id: int) -> Shown | None:
         forms=forms,
         two_step=two_step,
         finished=FINISHED in body,
-        step="data-step" in attributes,
         refused=ERROR_IN_TABLE in body,
     )
 
@@ -371,7 +368,7 @@ class Person:
                 await self.replace(shown)
                 shown = None
                 continue
-            if shown.forms and not shown.step:
+            if shown.forms:
                 await self.sleep_until(time.monotonic() + self.rng.uniform(*THINK_SECONDS))
                 if time.monotonic() >= self.stop_at:
                     break
@@ -385,18 +382,15 @@ class Person:
                     self.recorder.refused += self.recorder.counts(time.monotonic())
                 last_poll = time.monotonic()
             elif shown.poll_url:
-                if not shown.step:  # a step is fetched again at once, as the page does
-                    await self.sleep_until(last_poll + shown.poll_ms / 1000)
-                    if time.monotonic() >= self.stop_at:
-                        break
+                await self.sleep_until(last_poll + shown.poll_ms / 1000)
+                if time.monotonic() >= self.stop_at:
+                    break
                 last_poll = time.monotonic()
                 response = await self.request("poll", "GET", shown.poll_url, htmx=True)
                 if response is None:
                     continue
                 if response.status_code == 200:
                     shown = read_table(response.text, shown.match_id) or shown
-                else:
-                    shown.step = False
             else:  # a table with nothing to do and no poll: look again later
                 await self.sleep_until(time.monotonic() + 2)
                 shown = None
