@@ -98,6 +98,11 @@ class LiveStreams:
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http" and scope["method"] == "GET":
             target = _stream_target(scope)
+            if target is not None and settings.PUSH_BACKEND == "off":
+                # No push at all: a stream would only ever say the first version. 204, as
+                # Django's own answer says, and the page polls.
+                await _plain(send, 204)
+                return
             if target is not None:
                 await self.stream(scope, receive, send, *target)
                 return

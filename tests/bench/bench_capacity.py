@@ -17,8 +17,7 @@ the session cookie and the CSRF header:
   when the stream announces a newer version, fetches the table's own poll URL (``?v=<version>``,
   ``HX-Request``) at once, as ``static/js/live.js`` does; a refused or closed stream is an error
   and that page polls. ``poll``: the page polls that URL every ``data-poll-ms`` (2 s), as
-  ``live.js`` does while no stream is open; a step fragment (several moves behind) is fetched
-  again at once. ``both`` runs each on a fresh database;
+  ``live.js`` does while no stream is open. ``both`` runs each on a fresh database;
 - now and then a member opens the lobby; a finished match is replaced: the first member opens a
   new table through the new-table form, the second takes the seat.
 
@@ -73,7 +72,6 @@ LADDER = [10, 50, 100, 200]
 TARGET_TABLES = 100
 TARGET_MOVE_P95_MS = 100.0
 TARGET_PUSH_P95_MS = 300.0  # issue 34: commit to the other member holding the new fragment
-STEP_MS = 700  # static/js/live.js: a step (an earlier move on the way) stays this long
 KINDS = ["move", "poll changed", "poll 204", "page", "lobby", "new table", "join", "push→fragment"]
 MODES = ["live", "poll"]
 FRAGMENTS = ["move", "poll changed"]  # the table fragments whose size the report shows
@@ -237,7 +235,6 @@ class Shown:
     # pick: one card, or the list of checked ones).
     two_step: dict[str, tuple[str, str | list[str]]]
     finished: bool
-    step: bool
     refused: bool
 
 
@@ -289,7 +286,6 @@ def read_table(body: str, match_id: int) -> Shown | None:
         forms=forms,
         two_step=two_step,
         finished=FINISHED in body,
-        step="data-step" in attributes,
         refused=ERROR_IN_TABLE in body,
     )
 
@@ -359,7 +355,7 @@ class Person:
         """The page now holds ``shown`` (it held version ``before``): each version its stream
         announced up to it is delivered. A fetch after a push times each newer one from its
         commit (the mover's answer or the push, whichever came first) to now."""
-        if self.stream is None or shown is None or shown.step:
+        if self.stream is None or shown is None:
             return
         now = time.monotonic()
         for version in [v for v in self.stream.heard if v <= shown.version]:
@@ -368,13 +364,6 @@ class Person:
             start = min(heard, committed)
             if fetched and version > before and self.recorder.counts(start):
                 self.recorder.latencies["push→fragment"].append((now - start) * 1000)
-
-    async def wait_for_news(self, shown: Shown) -> None:
-        """Until the stream announces a version newer than the page's (or a step's pause)."""
-        if shown.step:  # live.js shows each step STEP_MS before fetching the next
-            await self.sleep_until(time.monotonic() + STEP_MS / 1000)
-        else:
-            await self.stream.wait_newer(shown.version, self.stop_at)
 
     async def request(self, kind, method, url, data=None, htmx=False):
         """One request; its latency under ``kind`` (a poll's kind is known by its answer).
@@ -450,7 +439,7 @@ class Person:
                 await self.replace(shown)
                 shown = None
                 continue
-            if shown.forms and not shown.step:
+            if shown.forms:
                 await self.sleep_until(time.monotonic() + self.rng.uniform(*THINK_SECONDS))
                 if time.monotonic() >= self.stop_at:
                     break
@@ -469,8 +458,8 @@ class Person:
                 last_poll = time.monotonic()
             elif shown.poll_url:
                 if await self.holding_stream():
-                    await self.wait_for_news(shown)
-                elif not shown.step:  # a step is fetched again at once, as the page does
+                    await self.stream.wait_newer(shown.version, self.stop_at)
+                else:
                     await self.sleep_until(last_poll + shown.poll_ms / 1000)
                 if time.monotonic() >= self.stop_at:
                     break
@@ -482,8 +471,6 @@ class Person:
                     before = shown.version
                     shown = read_table(response.text, shown.match_id) or shown
                     self.held(before, shown, fetched=True)
-                else:
-                    shown.step = False
             else:  # a table with nothing to do and no poll: look again later
                 await self.sleep_until(time.monotonic() + 2)
                 shown = None

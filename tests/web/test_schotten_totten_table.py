@@ -91,7 +91,7 @@ def page(client, match, htmx=False):
 
 def stone_column(html, index):
     """The HTML of one stone's column (stone ``index`` 0-8), from just after its ``<li``."""
-    board = html.split('<ol class="st-board')[1].split(">", 1)[1].split("</ol>")[0]
+    board = re.search(r'<ol class="st-board[^"]*"[^>]*>(.*?)</ol>', html, re.S).group(1)
     return re.split(r"<li\b", board)[1:][index]
 
 
@@ -313,7 +313,11 @@ def test_a_member_who_cannot_play_passes(alice, bob, client_for):
     assert state.turn == 1 or state.phase == "claim"
 
 
-def test_the_winning_claim_ends_the_match_and_marks_the_winning_stones(alice, bob, client_for):
+def test_the_winning_claim_ends_the_match_and_marks_the_winning_stones(
+    alice, bob, client_for, settings
+):
+    # No rematch offered (cardclub/social): the finished page then stops listening.
+    settings.REMATCH_WITHIN = 0
     m = start_match(KEY, [alice, bob])
     stones = {
         0: (["R1", "R2", "R3"], ["B1"], 0),

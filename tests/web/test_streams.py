@@ -299,3 +299,16 @@ def test_a_database_that_is_away_gets_a_503_not_a_crash(
 
     stream = run_async(scenario())
     assert stream.status == 503 and stream.response_headers["retry-after"] == "2"
+
+
+def test_with_push_off_a_stream_is_a_204_so_the_page_polls(alice, bob, client_for, settings):
+    settings.PUSH_BACKEND = "off"
+    match = start_match("schotten_totten", [alice, bob])
+    cookie = _cookie(client_for(alice))
+
+    async def scenario():
+        stream = Stream(LiveStreams(None), reverse("games:live", args=[match.pk]), cookie)
+        await stream.run()
+        return stream.status
+
+    assert run_async(scenario()) == 204
