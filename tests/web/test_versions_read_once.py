@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from games import actions, versions
 from games.models import Match
-from tests.web.table_helpers import engine_state, post_move, start_match
+from tests.web.table_helpers import engine_state, hidden_cards_in, post_move, start_match
 
 HIDDEN_HANDS = ["escoba", "scout", "schotten_totten"]
 # A form's CSRF token is masked afresh on every answer: the rest must be the same.
@@ -62,6 +62,17 @@ def test_no_card_of_one_seats_hand_reaches_the_other_seat_through_the_kept_match
     # What bob is sent is what the engine lets seat 1 see, whoever read the version first.
     versions.forget_all()
     assert fetch(client_for(bob), match, match.version - 1) == bob_page
+
+
+def test_the_seat_fetching_after_another_gets_none_of_that_seats_hand_nor_the_deck(
+    alice, bob, client_for
+):
+    match = start_match("escoba", [alice, bob])
+    fetch(client_for(alice), match, match.version - 1)  # alice's fetch reads and keeps it
+    data = match.engine.dump(engine_state(match))
+    bob_page = fetch(client_for(bob), match, match.version - 1)
+    assert hidden_cards_in(bob_page, data["hands"][0] + data["deck"]) == []
+    assert hidden_cards_in(bob_page, data["hands"][1]) != []  # his own hand is there
 
 
 def test_the_next_version_is_read_and_drawn_again(alice, bob, client_for):
