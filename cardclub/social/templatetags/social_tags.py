@@ -142,3 +142,23 @@ def watching_rows(matches):
             )
         )
     return format_html_join("\n", "{}", ((row,) for row in rows))
+
+
+@register.inclusion_tag("social/takeback.html", takes_context=True)
+def takeback_panel(context, match, my_seat, seats):
+    """At a table whose house rules allow takebacks: the standing request with its answers, or
+    "Take back my last move" when this member may ask (see cardclub/social/takebacks.py)."""
+    from cardclub.social.takebacks import may_ask, open_request
+
+    request = open_request(match)
+    me = my_seat.user_id if my_seat is not None else None
+    may = request is None and my_seat is not None and may_ask(match, my_seat, seats) is None
+    return {
+        "match": match,
+        "takeback": request,
+        "asker": request is not None and request.asked_by_id == me,
+        "answers": request is not None and me is not None and request.asked_by_id != me,
+        "said_yes": request is not None and me in request.accepted,
+        "may_ask": may,
+        "csrf_token": context.get("csrf_token"),
+    }
