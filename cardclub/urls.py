@@ -11,6 +11,7 @@ from cardclub.accounts import views as account_views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon),
     path("accounts/", include("cardclub.accounts.urls")),
     path("members/<username:username>/", account_views.member, name="member"),
     # Visitors choose their language before they have an account.

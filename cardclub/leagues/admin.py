@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from .models import (
+    Bye,
     Fixture,
     FixtureSeat,
     League,
@@ -16,6 +17,7 @@ from .models import (
     Round,
     Season,
     SeasonPlayer,
+    Tie,
 )
 
 
@@ -29,6 +31,9 @@ class SeasonPlayerInline(admin.TabularInline):
     model = SeasonPlayer
     extra = 1
     autocomplete_fields = ["user"]
+    fields = ["user", "seed"]
+    # Empty seeds are given by rating when a Swiss or a cup starts, after any given by hand;
+    # the pairings and the bracket read them from then on.
 
 
 def _each(modeladmin, request, queryset, method, done_message):
@@ -68,7 +73,10 @@ class SeasonAdmin(ManagesLeagueResults, admin.ModelAdmin):
     def generate_fixtures(self, request, queryset):
         _each(self, request, queryset, Season.generate_fixtures, _("fixtures generated."))
 
-    @admin.action(description=_("Move to the next round"), permissions=[MANAGE_RESULTS])
+    @admin.action(
+        description=_("Move to the next round (a Swiss: pair it from the standings)"),
+        permissions=[MANAGE_RESULTS],
+    )
     def next_round(self, request, queryset):
         _each(self, request, queryset, Season.next_round, _("moved to the next round."))
 
@@ -179,6 +187,64 @@ class RoundAdmin(admin.ModelAdmin):
     # Rounds are made with the season's fixtures; only their times are the admin's to move.
     readonly_fields = ["season", "number"]
     list_filter = ["season"]
+
+
+@admin.register(SeasonPlayer)
+class SeasonPlayerAdmin(ManagesLeagueResults, admin.ModelAdmin):
+    """Who plays in which season; where the admin withdraws a member by the season's rule."""
+
+    list_display = ["user", "season", "seed", "joined_at", "withdrawn_at", "withdrawal"]
+    list_filter = ["season"]
+    search_fields = ["user__username"]
+    autocomplete_fields = ["user"]
+    readonly_fields = ["seed", "withdrawn_at", "withdrawal"]
+    actions = ["withdraw"]
+
+    @admin.action(
+        description=_("Withdraw: by the season's rule (forfeit the rest, or void every result)"),
+        permissions=[MANAGE_RESULTS],
+    )
+    def withdraw(self, request, queryset):
+        for player in queryset.select_related("season", "user"):
+            try:
+                player.season.withdraw(player.user, by=request.user)
+            except LeagueError as error:
+                self.message_user(request, f"{player}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{player}: {_('withdrawn.')}", messages.SUCCESS)
+
+
+@admin.register(Tie)
+class TieAdmin(admin.ModelAdmin):
+    """A cup's ties move on with their games' results; the admin reads them here."""
+
+    list_display = ["__str__", "season", "first", "first_wins", "second_wins", "second", "winner"]
+    list_filter = ["season"]
+    readonly_fields = [
+        "season",
+        "round",
+        "slot",
+        "first",
+        "second",
+        "first_wins",
+        "second_wins",
+        "winner",
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Bye)
+class ByeAdmin(admin.ModelAdmin):
+    """Byes are given by the pairing; the admin reads them here."""
+
+    list_display = ["round", "user", "points"]
+    list_filter = ["season"]
+    readonly_fields = ["season", "round", "user", "points"]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(ResultChange)

@@ -22,15 +22,15 @@ def _members(seats) -> list[int]:
     return [seat.user_id for seat in seats if seat.user_id and not seat.timed_out]
 
 
-def open_request(match: Match) -> Takeback | None:
+def open_request(match_id: int, moves_played: int) -> Takeback | None:
     """The request standing now: open and about the log's last move (a move since ends it)."""
     request = (
-        Takeback.objects.filter(match=match, status=Takeback.Status.OPEN)
+        Takeback.objects.filter(match_id=match_id, status=Takeback.Status.OPEN)
         .select_related("asked_by")
         .order_by("-pk")
         .first()
     )
-    if request is None or request.seq != match.moves_played:
+    if request is None or request.seq != moves_played:
         return None
     return request
 
@@ -68,7 +68,7 @@ def ask(match_id: int, user, version: int | None) -> Takeback | None:
     refused = may_ask(match, seat, seats)
     if refused:
         raise ActionError(refused)
-    if open_request(match) is not None:
+    if open_request(match.pk, match.moves_played) is not None:
         raise ActionError(_("A takeback is already waiting for an answer."))
     # A request about an earlier move lapsed when the next move was played: close it for good,
     # so taking back a later move can never bring it back.
@@ -92,7 +92,7 @@ def ask(match_id: int, user, version: int | None) -> Takeback | None:
 def answer(match_id: int, user, yes: bool) -> Takeback:
     """Another member's answer to the standing request: every yes undoes the move; a no ends it."""
     match, seats = actions.locked(match_id)
-    request = open_request(match)
+    request = open_request(match.pk, match.moves_played)
     if request is None:
         raise ActionError(
             _("There is no takeback to answer: the next move was played, or it ended.")

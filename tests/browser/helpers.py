@@ -28,7 +28,7 @@ def page_with_session(browser: Browser, server, user, **context_args) -> Page:
     for the context (a phone's viewport, touch)."""
     from tests.servers import session_cookie
 
-    context = browser.new_context(locale="es-ES", **context_args)
+    context = browser.new_context(**{"locale": "es-ES", **context_args})
     cookies = session_cookie(user)
     context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
     return context.new_page()

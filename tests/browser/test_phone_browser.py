@@ -1,5 +1,7 @@
-"""A phone (390×844) on the tables: every tap target at least 44×44 px, Scout's hand in one row
-whatever its size, and the picked Schotten Totten card inside the table."""
+"""A phone (390×844): on the tables every tap target at least 44×44 px, Scout's hand in one row
+whatever its size and the picked Schotten Totten card inside the table; the header in one row,
+the rating chart's labels readable, and a table too wide for the screen hinting that it
+scrolls."""
 
 from __future__ import annotations
 
@@ -137,3 +139,33 @@ def test_the_header_is_one_row_on_a_phone_even_for_an_admin(
         ".map(e => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; })"
     )
     assert max(centres) - min(centres) < 4, centres
+
+
+def test_the_rating_charts_labels_are_readable_on_a_phone(
+    live_server, browser: Browser, make_member
+):
+    night = club_night(make_member, live_moves=0)
+    member = night.members[0]
+    page = phone_page(browser, live_server, member)
+    page.goto(live_server.url + f"/members/{member.username}/")
+    sizes = page.evaluate(
+        "() => [...document.querySelectorAll('.rating-chart text')]"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"
+    )
+    assert sizes and min(sizes) >= 11, sizes
+
+
+def test_a_table_too_wide_for_a_phone_scrolls_in_its_box_and_says_so(
+    live_server, browser: Browser, make_member
+):
+    night = club_night(make_member, live_moves=0)
+    page = phone_page(browser, live_server, night.members[0])
+    page.goto(live_server.url + f"/members/{night.members[0].username}/")
+    boxes = page.evaluate(
+        "() => [...document.querySelectorAll('.table-scroll')]"
+        ".filter(e => e.scrollWidth > e.clientWidth + 1)"
+        ".map(e => getComputedStyle(e).backgroundImage)"
+    )
+    assert boxes, "no table needed a sideways scroll at 390 px: the check checks nothing"
+    # The hint: a shadow at the side where more is hidden (club.css, .table-scroll).
+    assert all(b.count("radial-gradient") == 2 for b in boxes), boxes

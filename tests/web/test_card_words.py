@@ -90,3 +90,26 @@ def test_the_cards_taken_are_a_list_with_and_before_the_last():
     assert sentence(event, "en") == (
         "Beto plays the jack of clubs and takes the ace of cups, the 3 of swords and the 3 of coins"
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("es", ["Ana juega el 7 rojo en el mojón 3", "Ana hace scout del 7 (al otro lado 3)"]),
+        ("en", ["Ana plays the Red 7 on stone 3", "Ana scouts 7 (other end 3)"]),
+    ],
+)
+def test_the_other_games_cards_read_right_in_their_sentences_too(language, expected):
+    from games.schotten_totten import present as schotten_totten
+    from games.scout import present as scout
+
+    with translation.override(language):
+        play = schotten_totten.describe_move(
+            {"kind": "play", "card": "R7", "stone": 2, "seat": 0}, NAMES
+        )
+        scouting = scout.describe_move(
+            {"kind": "scout", "scouted": "7/3", "end": "left", "seat": 0, "cards": []},
+            [*NAMES, "Cris"],
+        )
+    assert play["sentence"] == expected[0]
+    assert scouting["sentence"].startswith(expected[1])

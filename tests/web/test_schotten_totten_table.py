@@ -91,7 +91,7 @@ def page(client, match, htmx=False):
 
 def stone_column(html, index):
     """The HTML of one stone's column (stone ``index`` 0-8), from just after its ``<li``."""
-    board = html.split('<ol class="st-board')[1].split(">", 1)[1].split("</ol>")[0]
+    board = re.search(r'<ol class="st-board[^"]*"[^>]*>(.*?)</ol>', html, re.S).group(1)
     return re.split(r"<li\b", board)[1:][index]
 
 

@@ -97,7 +97,7 @@ def test_after_the_next_move_a_takeback_is_refused_and_an_open_one_lapses(alice,
     mover_client = client_for(mover)
     ask(mover_client, match)
     # The other member moves instead of answering: the request is over.
-    first_move(match, [alice, bob] if mover == alice else [bob, alice])
+    first_move(match, [alice, bob])
     response = answer(client_for(other), match)
     assert MoveRecord.objects.filter(match=match).count() == 2
     response = ask(mover_client, match)

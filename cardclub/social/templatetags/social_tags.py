@@ -7,16 +7,15 @@ register = template.Library()
 
 @register.inclusion_tag("social/rematch.html", takes_context=True)
 def rematch_panel(context, match, seats, my_seat):
-    """The finished match's "Play again": the offer, who said yes, the answers this member may
+    """``match``: the page's public facts of the match (games.present.PublicMatch). The finished match's "Play again": the offer, who said yes, the answers this member may
     give, and the link to the new match once it started. Redrawn with the table on every
     version of the old match (each answer makes one: see cardclub/social/rematch.py)."""
     from cardclub.social.models import Rematch
-    from cardclub.social.rematch import can_offer
 
     # The request that ended the match draws it without a query: no offer can exist yet.
     rematch = None
-    if not getattr(match, "ended_just_now", False):
-        rematch = Rematch.objects.filter(match=match).select_related("new_match").first()
+    if not match.ended_just_now:
+        rematch = Rematch.objects.filter(match_id=match.pk).select_related("new_match").first()
     me = my_seat.user_id if my_seat is not None else None
     names = {seat.user_id: seat.display_name for seat in seats if seat.user_id}
     waiting = []
@@ -27,7 +26,7 @@ def rematch_panel(context, match, seats, my_seat):
         "rematch": rematch,
         "open": rematch is not None and rematch.is_open,
         "started": rematch is not None and rematch.status == Rematch.Status.STARTED,
-        "may_offer": me is not None and can_offer(match),
+        "may_offer": me is not None and match.offers_rematch,
         "i_said_yes": rematch is not None and me in (rematch.accepted or []),
         "accepted_names": [
             names[pk] for pk in (rematch.accepted if rematch else []) if pk in names
@@ -97,7 +96,7 @@ def watchers(match, seats):
     names = [
         name
         for user_id, name in Watcher.recent()
-        .filter(match=match)
+        .filter(match_id=match.pk)
         .order_by("user__username")
         .values_list("user_id", "user__username")
         if user_id not in seated
@@ -149,10 +148,16 @@ def takeback_panel(context, match, my_seat, seats):
     """At a table whose house rules allow takebacks: the standing request with its answers, or
     "Take back my last move" when this member may ask (see cardclub/social/takebacks.py)."""
     from cardclub.social.takebacks import may_ask, open_request
+    from games.models import Match
 
-    request = open_request(match)
+    request = open_request(match.pk, match.moves_played)
     me = my_seat.user_id if my_seat is not None else None
-    may = request is None and my_seat is not None and may_ask(match, my_seat, seats) is None
+    # Whether this member may ask needs the match itself (its log, replayed up to the move).
+    may = (
+        request is None
+        and my_seat is not None
+        and may_ask(Match.objects.get(pk=match.pk), my_seat, seats) is None
+    )
     return {
         "match": match,
         "takeback": request,
