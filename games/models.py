@@ -511,6 +511,9 @@ class Match(models.Model):
     def free_seats(self):
         return [seat for seat in self.seats.all() if seat.is_free]
 
+    # Set by mark_finished, in memory only (see there).
+    ended_just_now = False
+
     def offers_rematch(self, now=None) -> bool:
         """Whether this finished match still offers "Play again" (cardclub/social): never a
         league fixture's, and only for ``REMATCH_WITHIN`` seconds after its end. Its page keeps

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
-from typing import Any
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -48,8 +48,7 @@ class PublicSeat:
     rank: int | None
     #: The seat's clock as of the render (a value of ``Match.clock_seats``), or ``None``.
     clock: dict | None = None
-    #: Playing by sides of several seats (Escoba in pairs): the side's number, from 1, and the
-    #: partners' names (see ``mark_partners``).
+    #: In a game of sides (Escoba in pairs): the side's number from 1, and the partners' names.
     pair: int | None = None
     partners: tuple[str, ...] = ()
 
@@ -111,13 +110,14 @@ class PublicMatch:
     clock_minutes: int | None
     clock_increment: int
     clock_days: int | None
+    clock_turn_started: datetime | None
     seats: tuple[PublicSeat, ...]
     # What the social panels read (cardclub/social): a league fixture offers no rematch; the
-    # house rules may allow takebacks; when the running clocks started; whether "Play again"
-    # is offered now, and whether this very request ended the match (no offer can exist yet).
+    # house rules may allow takebacks.
     for_fixture: bool = False
     takebacks: bool = False
-    clock_turn_started: Any = None
+    # Whether "Play again" is still offered (cardclub/social), and whether this request is the
+    # one that ended the match (then no rematch can have been offered yet: no query).
     offers_rematch: bool = False
     ended_just_now: bool = False
 
@@ -136,12 +136,12 @@ class PublicMatch:
             clock_minutes=match.clock_minutes,
             clock_increment=match.clock_increment,
             clock_days=match.clock_days,
+            clock_turn_started=match.clock_turn_started,
             seats=seats,
             for_fixture=match.for_fixture,
             takebacks=match.takebacks,
-            clock_turn_started=match.clock_turn_started,
             offers_rematch=match.offers_rematch(),
-            ended_just_now=getattr(match, "ended_just_now", False),
+            ended_just_now=match.ended_just_now,
         )
 
     @property
@@ -238,7 +238,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if seat is not None and match.status == Match.Status.PLAYING and not seat.timed_out:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
-    context["seats"] = mark_partners(context["seats"], view)
+    context["seats"] = with_partners(context["seats"], view)
     present = app.present
     # The recent moves in words, by the same describe_move as the game log and the replay.
     # A game may show fewer recent events than the view holds (``recent_events``).
@@ -255,25 +255,26 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     return context
 
 
-def mark_partners(seats, view: dict) -> list:
-    """In a game played by sides of several seats (Escoba in pairs: the view's ``sides``), the
-    seats with their side's number (``pair``, from 1) and their partners' names (``partners``),
-    for the seats panel. Public: who plays with whom is no secret."""
+def with_partners(seats: list[PublicSeat], view: dict) -> list[PublicSeat]:
+    """In a game played by sides of several seats (Escoba in pairs: the view's ``sides``), each
+    seat with its side's number (``pair``, from 1) and its partners' names (``partners``), for
+    the seats panel. Public: who plays with whom is no secret."""
     sides = view.get("sides") or []
     if not any(len(side.get("seats", ())) > 1 for side in sides):
         return seats
+    side_of = {
+        i: (number, side["seats"]) for number, side in enumerate(sides, 1) for i in side["seats"]
+    }
     names = {seat.index: seat.display_name for seat in seats}
-    marks = {}
-    for number, side in enumerate(sides, start=1):
-        for index in side["seats"]:
-            partners = tuple(names[i] for i in side["seats"] if i != index and i in names)
-            marks[index] = (number, partners)
-    return [
-        dataclasses.replace(seat, pair=marks[seat.index][0], partners=marks[seat.index][1])
-        if seat.index in marks
-        else seat
-        for seat in seats
-    ]
+    marked = []
+    for seat in seats:
+        if seat.index not in side_of:
+            marked.append(seat)
+            continue
+        number, members = side_of[seat.index]
+        partners = tuple(names[i] for i in members if i != seat.index and i in names)
+        marked.append(dataclasses.replace(seat, pair=number, partners=partners))
+    return marked
 
 
 def just_happened(present: Presentation, view: dict, seats) -> dict | None:
