@@ -112,8 +112,10 @@ class PublicMatch:
     clock_days: int | None
     clock_turn_started: datetime | None
     seats: tuple[PublicSeat, ...]
-    #: A league fixture's match (played once: no rematch).
+    # What the social panels read (cardclub/social): a league fixture offers no rematch; the
+    # house rules may allow takebacks.
     for_fixture: bool = False
+    takebacks: bool = False
     # Whether "Play again" is still offered (cardclub/social), and whether this request is the
     # one that ended the match (then no rematch can have been offered yet: no query).
     offers_rematch: bool = False
@@ -137,6 +139,7 @@ class PublicMatch:
             clock_turn_started=match.clock_turn_started,
             seats=seats,
             for_fixture=match.for_fixture,
+            takebacks=match.takebacks,
             offers_rematch=match.offers_rematch(),
             ended_just_now=match.ended_just_now,
         )

@@ -1196,7 +1196,7 @@ def promote_and_relegate(seasons) -> list[Season]:
     league's seasons with the same divisions that start later and are open for registration
     (the admin creates them first). The league's rule decides who goes up and down; a member
     already in next season's division stays where they are. Returns next season's divisions."""
-    from . import divisions, standings
+    from . import divisions, standings  # standings imports this module's models
 
     seasons = sorted(seasons, key=lambda s: (s.league_id, s.name, s.division or 0))
     if not seasons or any(s.division is None for s in seasons):
