@@ -2,7 +2,8 @@
 production, see README).
 
 The push streams (``/play/…/live/``) are answered by a lean ASGI app before Django's handler,
-which would park a thread per open stream; every other request is Django's.
+which would park a thread per open stream; every other request is Django's, at most
+``MAX_REQUESTS_IN_FLIGHT`` at a time per process (``cardclub/overload.py``: beyond, a quick 503).
 """
 
 import os
@@ -20,6 +21,9 @@ warnings.filterwarnings(
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardclub.settings")
 django_application = get_asgi_application()
 
-from games.live_asgi import LiveStreams  # noqa: E402  (needs the apps loaded above)
+from django.conf import settings  # noqa: E402
 
-application = LiveStreams(django_application)
+from cardclub.overload import InFlightLimit  # noqa: E402
+from games.streams import LiveStreams  # noqa: E402  (needs the apps loaded above)
+
+application = LiveStreams(InFlightLimit(django_application, settings.MAX_REQUESTS_IN_FLIGHT))

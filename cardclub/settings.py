@@ -293,6 +293,14 @@ PUSH_SOCKET_DIR = os.environ.get("PUSH_SOCKET_DIR", "")
 # A stream sends a comment this often when nothing happens, so proxies keep it open and a
 # dead client is noticed.
 PUSH_KEEPALIVE_SECONDS = float(os.environ.get("PUSH_KEEPALIVE_SECONDS", "20"))
+# At most this many streams open at once per member in one process (0: no cap): past it a page
+# is refused its stream (429) and polls. Ten tabs of tables and the lobby are a busy member.
+PUSH_STREAMS_PER_MEMBER = int(os.environ.get("PUSH_STREAMS_PER_MEMBER", "20"))
+
+# --- Overload (cardclub/overload.py) ----------------------------------------------------------
+# At most this many requests at once per server process reach Django (each holds a thread);
+# the others get a quick 503 with Retry-After. Streams are not counted (see above). 0: no limit.
+MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("MAX_REQUESTS_IN_FLIGHT", "16"))
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
@@ -324,9 +332,13 @@ BOT_MOVE_PAUSE = float(os.environ.get("BOT_MOVE_PAUSE", "0.4"))
 # A playing match whose bot has not moved for this long is handed to the worker again (a worker
 # that died mid-way).
 BOT_STUCK_AFTER = float(os.environ.get("BOT_STUCK_AFTER", "30"))
+# A task RUNNING for longer than this was left by a worker that was killed: marked, queued again.
+TASK_LOST_AFTER = float(os.environ.get("TASK_LOST_AFTER", "300"))
 # What `manage.py scheduler` queues, and every how many seconds (it also queues each at start).
 PERIODIC_TASKS = {
     "games.tasks.finish_stuck_bot_turns": float(os.environ.get("BOT_SWEEP_EVERY", "30")),
+    # Tasks a killed worker left RUNNING (cardclub/accounts/queue.py).
+    "cardclub.accounts.queue.requeue_lost_tasks": float(os.environ.get("TASK_SWEEP_EVERY", "60")),
     # Live clocks run out by the second: a member who lost on time should hear so soon.
     "games.tasks.sweep_clocks": float(os.environ.get("CLOCK_SWEEP_EVERY", "10")),
     "cardclub.leagues.tasks.record_overdue_fixtures": float(
@@ -366,9 +378,15 @@ YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
 SEEN_RECENTLY = float(os.environ.get("SEEN_RECENTLY", "900"))
 # "Last seen" is written at most once per member in this many seconds (the cache says when).
 LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
+# ...by a thread of each process, every this many seconds, off the request path (0: in the
+# request, as the tests do; a failed write is kept and tried again either way).
+LAST_SEEN_FLUSH_EVERY = float(os.environ.get("LAST_SEEN_FLUSH_EVERY", "2"))
 
 # --- Security in production -----------------------------------------------------------------
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The scheme comes from X-Forwarded-Proto only behind a declared proxy (the one that sets it):
+# otherwise the header is the client's word, as X-Forwarded-For is (cardclub.http.client_ip).
+if TRUSTED_PROXY_COUNT > 0:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

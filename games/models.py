@@ -20,7 +20,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.engine import EngineError, InvalidOptions, replay
+from games.engine import EngineError, InvalidOptions, replay, resolve_options
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
 BOT_LEVEL_NAMES = dict(BOT_LEVELS)
@@ -169,22 +169,45 @@ class RuleVariant(models.Model):
             "clock_days": self.clock_days if self.clock == Clock.CORRESPONDENCE else None,
         }
 
+    @staticmethod
+    def options_error(game: str, options) -> str | None:
+        """What is wrong with ``options`` as house rules of ``game``, in words for the admin;
+        ``None`` when a table of some size can be played under them. Only the options the
+        engine declares (its ``OPTIONS``) are house rules: an engine may take internal ones too
+        (Scout's ``_legacy_round_end_moves`` replays matches stored before a rules revision),
+        which no house rules may carry."""
+        if not isinstance(options, dict):
+            return _("The options must be a JSON object.")
+        engine = registry.engine(game)
+        declared = {opt.name for opt in engine.OPTIONS}
+        internal = sorted(name for name in options if name not in declared and name[:1] == "_")
+        if internal:
+            return _(
+                "%(names)s: internal to the game, not a house rule; house rules may not set it."
+            ) % {"names": ", ".join(internal)}
+        try:
+            resolve_options(engine.OPTIONS, options)
+        except InvalidOptions as error:
+            return translate_engine_error(error)
+        last_error = None
+        for players in range(engine.INFO.min_players, engine.INFO.max_players + 1):
+            try:
+                engine.new_game(players, options=options, seed=0)
+                return None
+            except InvalidOptions as error:
+                last_error = error
+        return translate_engine_error(last_error)
+
     def clean(self) -> None:
         errors = self.clock_errors()
         if errors:
             raise ValidationError(errors)
         if not registry.is_game(self.game):
             return  # the choices validation on the field reports it
-        if not isinstance(self.options, dict):
-            raise ValidationError({"options": _("The options must be a JSON object.")})
-        last_error = None
-        for players in range(self.engine.INFO.min_players, self.engine.INFO.max_players + 1):
-            try:
-                self.engine.new_game(players, options=self.options, seed=0)
-                return
-            except InvalidOptions as error:
-                last_error = error
-        raise ValidationError(translate_engine_error(last_error))
+        error = self.options_error(self.game, self.options)
+        if error:
+            # Not keyed by field: the admin's form edits the options through a field per option.
+            raise ValidationError(error)
 
 
 def translate_engine_error(error: Exception, game: str | None = None) -> str:

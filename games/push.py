@@ -9,8 +9,7 @@ One publisher API and one subscriber per process:
   match with ``QuerySet.update`` calls :func:`announce_on_commit` itself.
 - Each server process runs one :class:`Hub` in its event loop: a single listener on the
   chosen backend that fans each message out to that process's open streams (asyncio events,
-  no per-connection database polling). The SSE views in ``games/views_live.py`` hold the
-  streams.
+  no per-connection database polling). The streams themselves are ``games/streams.py``.
 
 The message is small JSON: ``{"m": match id, "v": version, "u": [ids of seated members]}``.
 Pages subscribe to ``m:<id>`` (a table, event ``version``) or ``u:<id>`` (a member's lobby list,
@@ -47,14 +46,18 @@ Backends (``PUSH_BACKEND``):
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import hashlib
 import json
 import logging
 import os
+import queue
+import random
 import socket
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -80,10 +83,7 @@ def event_message(keys, event: str, value: int) -> bytes:
 def publish_event(keys, event: str, value: int) -> None:
     """Wake the streams subscribed to any of ``keys`` with ``event`` carrying ``value`` (a
     counter or an id: never content). Never raises, like :func:`announce`."""
-    try:
-        backend().publish(event_message(keys, event, value))
-    except Exception:
-        logger.warning("push: could not publish %s to %s", event, keys, exc_info=True)
+    publisher().put(event_message(keys, event, value))
 
 
 def publish_event_on_commit(keys, event: str, value: int) -> None:
@@ -121,15 +121,16 @@ def _members(match_id: int) -> list[int]:
 
 
 def announce(match_id: int, version: int, members=None) -> None:
-    """Publish now that ``match_id`` is at ``version`` (``members``: the seated members' ids,
-    looked up when not given). Never raises: a lost push only means the pages learn of the
-    version by their fallback poll."""
+    """Publish that ``match_id`` is at ``version`` (``members``: the seated members' ids,
+    looked up when not given). Never raises and never waits on the broker (the publisher's
+    thread sends it): a lost push only means the pages learn of the version by their poll."""
     try:
         if members is None:
             members = _members(match_id)
-        backend().publish(message(match_id, version, members))
     except Exception:
         logger.warning("push: could not announce match %s v%s", match_id, version, exc_info=True)
+        return
+    publisher().put(message(match_id, version, members))
 
 
 def announce_on_commit(match) -> None:
@@ -156,8 +157,11 @@ def match_saved(sender, instance, created=False, **kwargs) -> None:
 RETRY_MS = 2000
 
 
-def sse_event(event: str, version) -> str:
-    return f"event: {event}\ndata: {version}\n\n"
+def sse_event(event: str, value) -> str:
+    # A table's version is also the event's id: a browser reconnecting by itself sends it
+    # back as Last-Event-ID, which tells the stream that the page may have missed other news.
+    ident = f"id: {value}\n" if event == "version" else ""
+    return f"{ident}event: {event}\ndata: {value}\n\n"
 
 
 def sse_events(pending: dict[str, int] | None) -> str:
@@ -167,11 +171,10 @@ def sse_events(pending: dict[str, int] | None) -> str:
     return "".join(sse_event(event, value) for event, value in pending.items())
 
 
-def sse_head(event: str, version) -> str:
-    """The start of a stream: the reconnection delay and, for a table, its current version (so
-    a move committed between drawing the page and opening the stream is not missed)."""
-    head = f"retry: {RETRY_MS}\n\n"
-    return head if version is None else head + sse_event(event, version)
+def sse_head(first: dict[str, int]) -> str:
+    """The start of a stream: the reconnection delay, then its first events (for a table its
+    current version, so a move committed while the page had no stream is not missed)."""
+    return f"retry: {RETRY_MS}\n\n" + sse_events(first) if first else f"retry: {RETRY_MS}\n\n"
 
 
 # --- backends --------------------------------------------------------------------------------
@@ -254,7 +257,21 @@ class LocalBackend:
                 directory.rmdir()  # only when this was the last listener
 
 
+# How often a quiet broker connection is asked whether it is still there, and how long it has
+# to answer: a broker that hangs (paused, a network that drops packets) says nothing, and
+# without the question its listener would wait for ever while the pages hear nothing.
+HEALTH_EVERY = 2.0
+HEALTH_TIMEOUT = 2.0
+
+
+class BrokerSilent(ConnectionError):
+    """The broker did not answer the listener's health check in time."""
+
+
 class RedisBackend:
+    # Short: the publisher's thread waits at most this long on a hung Redis per message.
+    SEND_TIMEOUT = 1.0
+
     def __init__(self, url: str, channel: str):
         self.url, self.channel = url, channel
         self._client = None
@@ -262,27 +279,53 @@ class RedisBackend:
 
     def publish(self, data: bytes) -> None:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         with self._lock:
             if self._client is None:
-                self._client = redis.Redis.from_url(self.url, socket_timeout=2)
+                self._client = redis.Redis.from_url(
+                    self.url,
+                    socket_timeout=self.SEND_TIMEOUT,
+                    socket_connect_timeout=self.SEND_TIMEOUT,
+                    # One more try on a fresh connection, at once: a broker that restarted is
+                    # reached again; one that is away costs the thread two timeouts, not ten.
+                    retry=Retry(NoBackoff(), 1),
+                )
         self._client.publish(self.channel, data)
 
     async def listen(self, deliver, ready) -> None:
         import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
-        client = aioredis.Redis.from_url(self.url)
-        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        # No silent retries inside redis-py: a reconnect it made on its own would hide the
+        # outage, and the messages published meanwhile, from the hub.
+        client = aioredis.Redis.from_url(
+            self.url, socket_connect_timeout=HEALTH_TIMEOUT, retry=Retry(NoBackoff(), 0)
+        )
+        pubsub = client.pubsub()
         try:
-            await pubsub.subscribe(self.channel)
+            await asyncio.wait_for(pubsub.subscribe(self.channel), HEALTH_TIMEOUT)
             ready()
-            async for item in pubsub.listen():
+            asked = None  # when the unanswered health check was sent
+            while True:
+                item = await pubsub.get_message(timeout=HEALTH_EVERY)
+                if item is None:
+                    if asked is not None and time.monotonic() - asked > HEALTH_TIMEOUT:
+                        raise BrokerSilent("Redis did not answer the listener's PING")
+                    if asked is None:
+                        await asyncio.wait_for(pubsub.ping(), HEALTH_TIMEOUT)
+                        asked = time.monotonic()
+                    continue
+                asked = None  # anything heard shows the connection is alive
                 if item.get("type") == "message":
                     deliver(item["data"])
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()
-                await client.aclose()
+                await asyncio.wait_for(pubsub.aclose(), 1)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.aclose(), 1)
 
 
 class PostgresBackend:
@@ -290,7 +333,7 @@ class PostgresBackend:
         self.channel = channel
 
     def publish(self, data: bytes) -> None:
-        # After the commit (on_commit), in autocommit: the NOTIFY goes out at once.
+        # On the publisher's thread, in autocommit: the NOTIFY goes out at once.
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_notify(%s, %s)", [self.channel, data.decode()])
 
@@ -299,18 +342,26 @@ class PostgresBackend:
         from psycopg import sql
 
         params = connection.get_connection_params()
-        params.pop("cursor_factory", None)
-        params.pop("context", None)
-        params.pop("prepare_threshold", None)
-        params.pop("server_side_binding", None)
-        conn = await psycopg.AsyncConnection.connect(**params, autocommit=True)
+        for name in ("cursor_factory", "context", "prepare_threshold", "server_side_binding"):
+            params.pop(name, None)
+        params.setdefault("connect_timeout", int(HEALTH_TIMEOUT) or 1)
+        conn = await asyncio.wait_for(
+            psycopg.AsyncConnection.connect(**params, autocommit=True), HEALTH_TIMEOUT * 2
+        )
         try:
             await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
             ready()
-            async for notify in conn.notifies():
-                deliver(notify.payload.encode())
+            while True:
+                async for notify in conn.notifies(timeout=HEALTH_EVERY):
+                    deliver(notify.payload.encode())
+                # Quiet for HEALTH_EVERY: is the server still there?
+                try:
+                    await asyncio.wait_for(conn.execute("SELECT 1"), HEALTH_TIMEOUT)
+                except TimeoutError:
+                    raise BrokerSilent("PostgreSQL did not answer the listener") from None
         finally:
-            await conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), 1)
 
 
 _backend = None
@@ -351,7 +402,107 @@ class _Off:
         await asyncio.Event().wait()
 
 
+# --- the per-process publisher --------------------------------------------------------------
+
+
+class Publisher:
+    """Sends this process's messages to the broker from a thread of its own.
+
+    A request (or the worker) only puts the message in a bounded queue, which never waits: a
+    broker that is down costs a move nothing, and one that hangs blocks only this thread (each
+    send has a short timeout). When the queue is full the message is dropped with a log line;
+    the pages learn of that version by their poll, or by the first event of their next stream.
+    """
+
+    def __init__(self, size: int = 1000):
+        self.size = size
+        self.dropped = 0
+        self.failed = 0
+        self._failing = False
+        self._pid = None
+        self._queue: queue.Queue[bytes] = queue.Queue(size)
+        self._lock = threading.Lock()
+
+    def put(self, data: bytes) -> None:
+        self._started()
+        try:
+            self._queue.put_nowait(data)
+        except queue.Full:
+            self.dropped += 1
+            # One line per hundred drops: a broker that hangs during a rush must not also
+            # flood the log.
+            if self.dropped % 100 == 1:
+                logger.warning(
+                    "push: the broker is not keeping up; %s messages dropped", self.dropped
+                )
+
+    def drain(self, timeout: float = 5.0) -> bool:
+        """Wait until every message put so far was sent (or given up); ``False`` after
+        ``timeout``. For tests and for a process about to exit."""
+        deadline = time.monotonic() + timeout
+        with self._queue.all_tasks_done:
+            while self._queue.unfinished_tasks:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._queue.all_tasks_done.wait(left)
+        return True
+
+    def _started(self) -> None:
+        if self._pid == os.getpid():
+            return
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            # A forked child (gunicorn's workers) gets a queue and a thread of its own.
+            self._queue = queue.Queue(self.size)
+            threading.Thread(target=self._run, name="push-publisher", daemon=True).start()
+            self._pid = os.getpid()
+
+    def _run(self) -> None:
+        while True:
+            data = self._queue.get()
+            try:
+                backend().publish(data)
+            except Exception:
+                self.failed += 1
+                # The first failure of a run is logged whole; the rest are counted, so a
+                # broker that is away for an hour does not fill the log.
+                if not self._failing:
+                    logger.warning("push: could not publish (pages will poll)", exc_info=True)
+                self._failing = True
+            else:
+                if self._failing:
+                    logger.warning("push: publishing again (%s messages lost)", self.failed)
+                self._failing, self.failed = False, 0
+            finally:
+                self._queue.task_done()
+            if self._queue.empty():
+                # The PostgreSQL backend publishes on this thread's own connection: give it
+                # back between bursts rather than hold one of the pool's for ever.
+                with contextlib.suppress(Exception):
+                    connection.close()
+
+
+_publisher = Publisher()
+atexit.register(lambda: _publisher.drain(1.0))
+
+
+def publisher() -> Publisher:
+    return _publisher
+
+
+def drain(timeout: float = 5.0) -> bool:
+    """Wait until this process's messages so far were handed to the broker (tests)."""
+    return _publisher.drain(timeout)
+
+
 # --- the per-process subscriber ------------------------------------------------------------
+
+
+class StreamEnded(Exception):
+    """The hub closed this stream: its listener lost the broker (the page polls meanwhile and
+    opens a new stream later, whose first event is the version it missed)."""
 
 
 class Subscription:
@@ -361,11 +512,12 @@ class Subscription:
     which is all a page needs (it fetches the table, the chat, the bell as they are now).
     """
 
-    __slots__ = ("hub", "keys", "pending", "_event")
+    __slots__ = ("hub", "keys", "member", "pending", "ended", "_event")
 
-    def __init__(self, hub: Hub, keys: tuple[str, ...]):
-        self.hub, self.keys = hub, keys
+    def __init__(self, hub: Hub, keys: tuple[str, ...], member: int | None = None):
+        self.hub, self.keys, self.member = hub, keys, member
         self.pending: dict[str, int] = {}
+        self.ended = False
         self._event = asyncio.Event()
 
     def put(self, version: int, event: str = "version") -> None:
@@ -374,13 +526,21 @@ class Subscription:
             self.pending[event] = version
         self._event.set()
 
+    def end(self) -> None:
+        self.ended = True
+        self._event.set()
+
     async def wait(self, timeout: float) -> dict[str, int] | None:
         """The newest number of each event heard since the last call (in the order first
-        heard), or ``None`` after ``timeout``."""
-        try:
-            await asyncio.wait_for(self._event.wait(), timeout)
-        except TimeoutError:
-            return None
+        heard), or ``None`` after ``timeout``. Raises :class:`StreamEnded` once the hub ended
+        the stream."""
+        if not self.ended:
+            try:
+                await asyncio.wait_for(self._event.wait(), timeout)
+            except TimeoutError:
+                return None
+        if self.ended:
+            raise StreamEnded
         self._event.clear()
         pending, self.pending = self.pending, {}
         return pending
@@ -390,34 +550,69 @@ class Subscription:
 
 
 class Hub:
-    """The one listener of this process and the streams it serves."""
+    """The one listener of this process and the streams it serves.
 
-    RETRY_SECONDS = 1.0
+    While the listener is connected (:attr:`live`) the streams hear every message. When it
+    loses the broker every stream is ended, so that no page trusts a stream that can no longer
+    hear anything (the pages poll), and new streams are refused until the listener is back:
+    it reconnects with a growing pause (with jitter, so that the processes of a fleet do not
+    knock together), and the streams the pages then open start with the current version.
+    """
+
+    RETRY_FIRST = 0.25
+    RETRY_MAX = 2.0
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
         self.streams: dict[str, set[Subscription]] = {}
+        self.by_member: dict[int, int] = {}
         self.delivered = 0
+        self.outages = 0
         self._task: asyncio.Task | None = None
         self.ready = asyncio.Event()
 
-    def subscribe(self, *keys: str) -> Subscription:
-        sub = Subscription(self, keys)
+    @property
+    def live(self) -> bool:
+        return self.ready.is_set()
+
+    def subscribe(self, *keys: str, member: int | None = None) -> Subscription:
+        sub = Subscription(self, keys, member)
         for key in keys:
             self.streams.setdefault(key, set()).add(sub)
+        if member is not None:
+            self.by_member[member] = self.by_member.get(member, 0) + 1
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
+        first = self.streams.get(sub.keys[0], ()) if sub.keys else ()
+        if sub not in first:
+            return  # closed already
         for key in sub.keys:
             subs = self.streams.get(key)
             if subs is not None:
                 subs.discard(sub)
                 if not subs:
                     del self.streams[key]
+        if sub.member is not None:
+            left = self.by_member.get(sub.member, 1) - 1
+            if left > 0:
+                self.by_member[sub.member] = left
+            else:
+                self.by_member.pop(sub.member, None)
+
+    def member_streams(self, member: int) -> int:
+        return self.by_member.get(member, 0)
+
+    def _all(self) -> set[Subscription]:
+        return {sub for subs in self.streams.values() for sub in subs}
 
     @property
     def connections(self) -> int:
-        return len({sub for subs in self.streams.values() for sub in subs})
+        return len(self._all())
+
+    def end_all(self) -> None:
+        for sub in self._all():
+            sub.end()
 
     def deliver(self, data: bytes) -> None:
         try:
@@ -443,18 +638,38 @@ class Hub:
         if self._task is None or self._task.done():
             self._task = self.loop.create_task(self._run())
 
+    async def wait_live(self, timeout: float) -> bool:
+        """Whether the listener is connected, waiting up to ``timeout`` for it (a process's
+        first stream arrives while its listener is still connecting)."""
+        if not self.live:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.ready.wait(), timeout)
+        return self.live
+
     async def _run(self) -> None:
-        # The listener runs as long as the process; a broker that goes away is retried, and
-        # meanwhile the pages fall back to polling.
+        # The listener runs as long as the process.
+        pause = self.RETRY_FIRST
         while True:
+            started = time.monotonic()
             try:
                 await backend().listen(self.deliver, self.ready.set)
             except asyncio.CancelledError:
+                self._lost()
                 raise
-            except Exception:
-                logger.warning("push: listener failed, retrying", exc_info=True)
-            self.ready.clear()
-            await asyncio.sleep(self.RETRY_SECONDS)
+            except Exception as error:
+                if self.live or pause == self.RETRY_FIRST:
+                    logger.warning("push: listener lost the broker (%r), retrying", error)
+            self._lost()
+            if time.monotonic() - started > self.RETRY_MAX * 4:
+                pause = self.RETRY_FIRST  # it had been up a while: a new outage
+            await asyncio.sleep(pause * random.uniform(0.5, 1.0))
+            pause = min(pause * 2, self.RETRY_MAX)
+
+    def _lost(self) -> None:
+        if self.live:
+            self.outages += 1
+        self.ready.clear()
+        self.end_all()
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -1,18 +1,18 @@
 from django.urls import path
 
 from cardclub import converters  # noqa: F401  (registers <id:…> and the others)
-from games import live_views, views
+from games import streams, views
 
 app_name = "games"
 urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("mine/", views.my_matches, name="my_matches"),
-    path("mine/live/", live_views.my_matches_stream, name="my_matches_live"),
+    path("mine/live/", streams.no_stream, name="my_matches_live"),
     path("mine/all/", views.all_my_matches, name="all_my_matches"),
     path("new/<str:game>/", views.new_table, name="new_table"),
     path("m/<id:pk>/", views.match_page, name="match"),
     path("m/<id:pk>/poll/", views.poll, name="poll"),
-    path("m/<id:pk>/live/", live_views.match_stream, name="live"),
+    path("m/<id:pk>/live/", streams.no_stream, name="live"),
     path("m/<id:pk>/move/", views.move, name="move"),
     path("m/<id:pk>/join/", views.join, name="join"),
     path("m/<id:pk>/leave/", views.leave, name="leave"),

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-import copy
 import re
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.cache import cache
@@ -15,17 +15,17 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from cardclub.accounts.models import Preferences
 from cardclub.converters import id_param
 from cardclub.http import private_no_store
 from games import access, actions, registry
 from games.forms import NewTableForm
-from games.live_views import can_stream
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
-from games.present import describe_options, table_context
+from games.present import describe_options, public_facts, table_context
+from games.streams import can_stream, mine_stamp
 
 
 def _game_or_404(game: str) -> registry.GameAppConfig:
@@ -106,6 +106,7 @@ def _mine(user) -> dict:
         "mine_total": stamp["total"],
         "mine_shown": LOBBY_MATCHES,
         "my_turns": stamp["my_turns"],
+        "mine_version": mine_stamp(stamp["total"], stamp["changed"]),
         "mine_key": (
             (user.pk, stamp["total"], stamp["my_turns"], stamp["changed"], minute) if kept else None
         ),
@@ -165,6 +166,7 @@ def lobby(request):
             "finished_cache_seconds": FINISHED_CACHE_SECONDS,
             "games": registry.choices(),
             "can_stream": can_stream(request),
+            "keepalive": int(settings.PUSH_KEEPALIVE_SECONDS),
         },
     )
 
@@ -295,6 +297,7 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
         request.user
     )
     context["can_stream"] = can_stream(request)
+    context["keepalive"] = int(settings.PUSH_KEEPALIVE_SECONDS)
     return TemplateResponse(request, "games/match.html", context)
 
 
@@ -320,9 +323,6 @@ def match_page(request, pk):
 
 PLAYING = Match.Status.PLAYING.value
 
-# A page further behind than this jumps to the table as it is now instead of stepping.
-MAX_STEPS = 12
-
 
 def _int_param(request, name: str) -> int | None:
     try:
@@ -334,42 +334,22 @@ def _int_param(request, name: str) -> int | None:
 @private_no_store
 @require_GET
 def poll(request, pk):
-    """204 when the table is still at version ``v``; otherwise the table fragment.
+    """204 when the table is still at version ``v``; otherwise the table as it is now.
 
-    A page that shows ``m`` moves and is two or more behind (bots moved in a row) gets the table
-    as the next move left it, drawn for its own seat by replaying the log, and fetches again:
-    every move is shown as its own step. Otherwise it gets the table as it is now.
+    Moves in a row (bots) are paced in one place, the worker: each is committed as its own
+    version ``BOT_MOVE_PAUSE`` after the one before, and the stream brings each to the page.
     """
-    version, shown_moves = _int_param(request, "v"), _int_param(request, "m")
-    fields = ("version", "moves_played", "status", "clock_deadline")
+    version = _int_param(request, "v")
+    fields = ("version", "status", "clock_deadline")
     row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row is None:
         raise Http404(_("There is no match with that number."))
-    if _clock_due(row[2], row[3]):
+    if _clock_due(row[1], row[2]):
         actions.time_out(pk)
         row = Match.objects.filter(pk=pk).values_list(*fields).first()
-    current, moves_played = row[:2]
-    if current == version:
+    if row[0] == version:
         return HttpResponse(status=204)
-    if (
-        request.htmx
-        and version is not None
-        and shown_moves is not None
-        and moves_played - MAX_STEPS <= shown_moves < moves_played - 1
-    ):
-        return _render_step(request, access.match_for_viewer(pk), version, shown_moves + 1)
     return _render_table(request, access.match_for_viewer(pk), shown_status=request.GET.get("s"))
-
-
-def _render_step(request, match, shown_version: int, moves: int):
-    """The table after the first ``moves`` moves, for a page still at ``shown_version``."""
-    state = match.replay(upto=moves)
-    was = copy.copy(match)
-    # As it was then: still being played, at the page's version (so the page asks for the next
-    # step), with that many moves.
-    was.status, was.version, was.moves_played = Match.Status.PLAYING, shown_version, moves
-    context = table_context(was, request.user, state=state, step=True)
-    return _compacted(TemplateResponse(request, "games/match.html#table", context))
 
 
 @private_no_store
@@ -397,9 +377,13 @@ def move(request, pk):
         if not request.htmx:
             messages.error(request, str(error))
             return redirect("games:match", pk=pk)
-        return _render_table(
+        # The refusal is said in the page's messages (the fragment's #messages, out of band)
+        # beside the table as it is now; the event tells static/js/live.js to put the member's
+        # choices back where the new table still offers them.
+        response = _render_table(
             request, access.match_for_viewer(pk), error=str(error), shown_status=PLAYING
         )
+        return trigger_client_event(response, "cardclub:moveRefused")
     if not request.htmx:
         return redirect("games:match", pk=pk)
     # The match and the state as the move left them, seats included: nothing to read again.
@@ -435,16 +419,17 @@ def replay(request, pk):
     data = engine.dump(state)
     view = engine.view(state, None)
     seats = list(match.seats.all())
+    facts = public_facts(match, seats)
     context = {
-        "match": match,
-        "seats": seats,
+        "match": facts,
+        "seats": facts.seats,
         "log": match_log(match, seats=seats, records=records),
         "step_links": True,
         "step": step,
         "total": len(records),
         "view": view,
         "moves": [],
-        "hands": [(seat, data["hands"][seat.index]) for seat in seats],
+        "hands": [(seat, data["hands"][seat.index]) for seat in facts.seats],
         "game_template": app.template("table.html"),
         "card_template": app.template("card.html"),
         "last_lines": describe_events(app.present, view["last_moves"], seat_names(seats)),
@@ -479,9 +464,10 @@ def game_log(request, pk):
     The table's "Game log" fetches this when it is opened (htmx), and links to it without JS.
     """
     match = access.match_for_viewer(pk)
+    seats = list(match.seats.all())
     context = {
-        "match": match,
-        "log": match_log(match) if match.state is not None else [],
+        "match": public_facts(match, seats),
+        "log": match_log(match, seats=seats) if match.state is not None else [],
         "card_template": registry.get(match.game).template("card.html"),
     }
     template = "games/log.html#log" if request.htmx else "games/log.html"

@@ -65,6 +65,8 @@ def fast_password_hashing(request):
             "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}
         }
         settings.BOT_MOVE_PAUSE = 0
+        # "Last seen" written in the request: a thread could not see the test's transaction.
+        settings.LAST_SEEN_FLUSH_EVERY = 0
 
 
 @pytest.fixture(autouse=True)

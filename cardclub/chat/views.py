@@ -27,7 +27,7 @@ def chat_context(match: Match, user, form: MessageForm | None = None, focus: boo
     """What the chat shows this reader: the table's latest messages, each hidden one shown to its
     author as hidden and to everyone else as a bare line; the form for seated members."""
     shown = list(
-        Message.objects.filter(match=match)
+        Message.objects.filter(match_id=match.pk)
         .select_related("author")
         .order_by("-created_at", "-pk")[: settings.CHAT_SHOWN]
     )

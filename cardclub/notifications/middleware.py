@@ -1,7 +1,7 @@
 """Remember when a member was last on the site, and in which language, cheaply: the cache lets
-one request in every LAST_SEEN_WRITE_EVERY seconds per member write (one UPDATE), so almost
-every request costs no query. The worker reads it to decide whether a turn needs an e-mail.
-Two concurrent requests may both write: the same row, the same values, harmless."""
+one request in every LAST_SEEN_WRITE_EVERY seconds per member note it, and the note is written
+off the request path (``seen.py``), so no request waits on that write or fails with it. The
+worker reads it to decide whether a turn needs an e-mail."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from django.utils.translation import get_language
 
-from cardclub.accounts.models import Preferences
+from cardclub.notifications import seen
 
 
 class LastSeenMiddleware:
@@ -25,16 +25,9 @@ class LastSeenMiddleware:
             if language not in dict(settings.LANGUAGES):
                 language = ""
             key = f"notifications:seen:{user.pk}"
-            # The cache holds the language last written: a member who switches language has
+            # The cache holds the language last noted: a member who switches language has
             # their e-mails follow at once, not after the interval.
             if cache.get(key) != language:
                 cache.set(key, language, timeout=settings.LAST_SEEN_WRITE_EVERY)
-                seen = {"last_seen": timezone.now(), "site_language": language}
-                # One UPDATE statement (Django wraps an upsert in a transaction: three on
-                # SQLite). A member without a row gets one, once ever; a concurrent request
-                # that created it first wins, which is as good.
-                if not Preferences.objects.filter(user=user).update(**seen):
-                    Preferences.objects.bulk_create(
-                        [Preferences(user=user, **seen)], ignore_conflicts=True
-                    )
+                seen.note(user.pk, timezone.now(), language)
         return response

@@ -11,9 +11,8 @@ the session cookie and the CSRF header:
 
 - the member to move (the page shows move forms) thinks 1–4 s (seeded) and posts one of the
   moves the page offers, as htmx does;
-- the other member polls the table's own poll URL (``?v=<version>&m=<moves>``, ``HX-Request``)
-  every ``data-poll-ms`` (2 s), as ``static/js/live.js`` does while no stream is open; a step
-  fragment (several moves behind) is fetched again at once, as the page does;
+- the other member polls the table's own poll URL (``?v=<version>``, ``HX-Request``) every
+  ``data-poll-ms`` (2 s), as ``static/js/live.js`` does while no stream is open;
 - now and then a member opens the lobby; a finished match is replaced: the first member opens a
   new table through the new-table form, the second takes the seat.
 
@@ -97,7 +96,9 @@ def server_command(port: int, workers: int) -> list[str]:
         str(bin_dir / "gunicorn"),
         "cardclub.asgi:application",
         "-k",
-        "uvicorn_worker.UvicornWorker",
+        "cardclub.server.Worker",
+        "--keep-alive",
+        "75",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
@@ -106,6 +107,9 @@ def server_command(port: int, workers: int) -> list[str]:
         "60",
         "--graceful-timeout",
         "5",
+        # As the README: the site alone reads X-Forwarded-For/-Proto (TRUSTED_PROXY_COUNT).
+        "--forwarded-allow-ips",
+        "",
         "--log-level",
         "warning",
     ]
@@ -215,7 +219,6 @@ class Shown:
     # pick: one card, or the list of checked ones).
     two_step: dict[str, tuple[str, str | list[str]]]
     finished: bool
-    step: bool
     refused: bool
 
 
@@ -267,7 +270,6 @@ def read_table(body: str, match_id: int) -> Shown | None:
         forms=forms,
         two_step=two_step,
         finished=FINISHED in body,
-        step="data-step" in attributes,
         refused=ERROR_IN_TABLE in body,
     )
 
@@ -366,7 +368,7 @@ class Person:
                 await self.replace(shown)
                 shown = None
                 continue
-            if shown.forms and not shown.step:
+            if shown.forms:
                 await self.sleep_until(time.monotonic() + self.rng.uniform(*THINK_SECONDS))
                 if time.monotonic() >= self.stop_at:
                     break
@@ -380,18 +382,15 @@ class Person:
                     self.recorder.refused += self.recorder.counts(time.monotonic())
                 last_poll = time.monotonic()
             elif shown.poll_url:
-                if not shown.step:  # a step is fetched again at once, as the page does
-                    await self.sleep_until(last_poll + shown.poll_ms / 1000)
-                    if time.monotonic() >= self.stop_at:
-                        break
+                await self.sleep_until(last_poll + shown.poll_ms / 1000)
+                if time.monotonic() >= self.stop_at:
+                    break
                 last_poll = time.monotonic()
                 response = await self.request("poll", "GET", shown.poll_url, htmx=True)
                 if response is None:
                     continue
                 if response.status_code == 200:
                     shown = read_table(response.text, shown.match_id) or shown
-                else:
-                    shown.step = False
             else:  # a table with nothing to do and no poll: look again later
                 await self.sleep_until(time.monotonic() + 2)
                 shown = None
@@ -437,11 +436,11 @@ async def generate(tables, port, window, seed) -> dict:
 
     recorder = Recorder()
     recorder.window = window
-    # Idle connections are dropped well before the server's keep-alive ends (gunicorn's
-    # --keep-alive, 2 s by default, is uvicorn's there): a request sent on a connection the
-    # server is closing at that moment fails, and a POST is not sent again.
+    # Idle connections are dropped well before the server's keep-alive ends (75 s, README):
+    # a request sent on a connection the server is closing at that moment fails, and a POST
+    # is not sent again.
     limits = httpx.Limits(
-        max_connections=2 * len(tables) + 10, max_keepalive_connections=None, keepalive_expiry=1
+        max_connections=2 * len(tables) + 10, max_keepalive_connections=None, keepalive_expiry=30
     )
     async with httpx.AsyncClient(
         base_url=f"http://127.0.0.1:{port}", timeout=TIMEOUT_SECONDS, limits=limits
@@ -634,11 +633,67 @@ def run_database(args) -> dict:
     log = Path(args.workdir) / f"server-{args.db[0]}.log"
     steps = []
     with Server(args.port, args.workers, dict(os.environ), log) as server:
-        for count in args.tables:
+        fresh = server_memory(server.process.pid)
+        for i, count in enumerate(args.tables):
             step = run_step(tables[:count], args, server, pg_name)
             steps.append(step)
             print(f"  {args.db[0]}: {count} tables done", file=sys.stderr, flush=True)
-    return {"db": args.db[0], "steps": steps}
+            if i == 0:
+                time.sleep(QUIET_SECONDS)
+                idle = server_memory(server.process.pid)
+        after = recovery(server.process.pid, idle)
+    memory = {
+        "fresh_mb": sum(fresh.values()) / 1024,
+        "idle_mb": sum(idle.values()) / 1024,
+        **after,
+        # A worker killed (its heartbeat missed, or out of memory) is replaced by a new pid.
+        "workers_replaced": len(set(idle) - set(after["pids"])),
+    }
+    return {"db": args.db[0], "steps": steps, "memory": memory}
+
+
+QUIET_SECONDS = 5
+RECOVERY_SECONDS = 60
+
+
+def server_memory(master: int) -> dict[int, int]:
+    """Resident KB of gunicorn's master and each of its workers, by pid."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if int(entry.name) == master or ppid == master:
+            rss = next(line for line in status.splitlines() if line.startswith("VmRSS"))
+            found[int(entry.name)] = int(rss.split()[1])
+    return found
+
+
+def recovery(master: int, idle: dict[int, int]) -> dict:
+    """After the ladder: the server's memory at its peak, and how long until it was back within
+    20 % of its idle figure (None: not within RECOVERY_SECONDS)."""
+    idle_kb = sum(idle.values())
+    peak = server_memory(master)
+    started = time.monotonic()
+    back_after = None
+    now = peak
+    while time.monotonic() - started < RECOVERY_SECONDS:
+        now = server_memory(master)
+        if sum(now.values()) <= idle_kb * 1.2:
+            back_after = time.monotonic() - started
+            break
+        time.sleep(2)
+    return {
+        "peak_mb": sum(peak.values()) / 1024,
+        "end_mb": sum(now.values()) / 1024,
+        "back_within_20pct_after_s": back_after,
+        "pids": sorted(now),
+    }
 
 
 def database_env(db: str, workdir: Path) -> dict[str, str] | None:
@@ -890,6 +945,21 @@ def main(argv: list[str] | None = None) -> int:
         f"processes, {os.cpu_count()} CPUs"
     )
     print("\n".join(report(results)))
+    for result in results:
+        if "memory" in result:
+            m = result["memory"]
+            back = m["back_within_20pct_after_s"]
+            print(
+                f"{result['db']}: server memory fresh {m['fresh_mb']:.0f} MB, idle after the "
+                f"first step {m['idle_mb']:.0f} MB, at the end of the ladder {m['peak_mb']:.0f} "
+                f"MB, then {m['end_mb']:.0f} MB: "
+                + (
+                    f"within 20 % of idle after {back:.0f} s"
+                    if back is not None
+                    else f"not within 20 % of idle after {RECOVERY_SECONDS} s"
+                )
+                + f"; workers replaced: {m['workers_replaced']}"
+            )
     ok, lines = verdict(results, args.tables)
     print("\n" + "\n".join(lines))
     if not ok:

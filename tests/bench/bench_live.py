@@ -54,6 +54,8 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
         "SECURE_SSL_REDIRECT": "0",
         "AXES_ENABLED": "0",
         "LOG_LEVEL": "ERROR",
+        # Two members hold the 1,000 streams here: no per-member cap for this measure.
+        "PUSH_STREAMS_PER_MEMBER": "0",
         **(extra or {}),
     }
 

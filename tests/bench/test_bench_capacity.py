@@ -28,7 +28,7 @@ def test_the_member_to_move_is_offered_legal_moves_and_the_other_only_a_poll(
         assert shown.version == match.version
         assert shown.poll_url.startswith(reverse("games:poll", args=[match.pk]))
         assert f"v={match.version}" in shown.poll_url
-        assert not shown.finished and not shown.step
+        assert not shown.finished
         legal = (
             {move.code for move in engine.legal_moves(state, seat)} if seat in to_move else set()
         )

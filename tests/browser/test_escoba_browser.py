@@ -92,8 +92,8 @@ def test_two_members_play_a_whole_escoba_match_in_two_browsers(
 
 
 def test_taking_without_checking_table_cards_says_so_through_htmx(live_server, browser, alice, bob):
-    """Pressing Take with no table card checked: the table comes back through htmx with the
-    message, and nothing changes (the console watch fails the test on any CSP violation)."""
+    """Pressing Take with no table card checked: the table comes back through htmx, the message
+    in the page's message area, and nothing changes (the console watch fails the test on any CSP violation)."""
     from games.escoba import engine
     from tests.web.table_helpers import start_match, variant
 
@@ -117,7 +117,9 @@ def test_taking_without_checking_table_cards_says_so_through_htmx(live_server, b
         if take.count():
             take.click()
             break
-    expect(page.locator("#table .message.error")).to_contain_text("Elige primero las cartas")
+    expect(page.locator("#messages .message.error[role=alert]")).to_contain_text(
+        "Elige primero las cartas"
+    )
     assert Match.objects.get(pk=match.pk).version == match.version
 
 

@@ -42,8 +42,9 @@ def _backend_env(name: str) -> dict[str, str]:
     }
 
 
-async def _first_versions(url, cookies, count, timeout):
-    """The versions a stream announces, until ``count`` arrived or ``timeout`` passed."""
+async def _first_versions(url, cookies, count, timeout, opened=None):
+    """The versions a stream announces, until ``count`` arrived or ``timeout`` passed
+    (``opened`` is set when the first one arrived)."""
     versions = []
     async with (
         httpx.AsyncClient(cookies=cookies, timeout=timeout) as client,
@@ -54,6 +55,8 @@ async def _first_versions(url, cookies, count, timeout):
         async for line in response.aiter_lines():
             if line.startswith("data:"):
                 versions.append((int(line[5:]), time.monotonic()))
+                if opened is not None:
+                    opened.set()
                 if len(versions) == count:
                     break
     return versions
@@ -61,10 +64,11 @@ async def _first_versions(url, cookies, count, timeout):
 
 async def _watch_and_move(a, b, match, code, viewer_cookies, mover_cookies):
     live_url = f"{a.url}{reverse('games:live', args=[match.pk])}"
+    opened = asyncio.Event()
     stream = asyncio.ensure_future(
-        asyncio.wait_for(_first_versions(live_url, viewer_cookies, 2, 10), 15)
+        asyncio.wait_for(_first_versions(live_url, viewer_cookies, 2, 10, opened), 15)
     )
-    await asyncio.sleep(1.0)  # the stream is open and its first event sent
+    await asyncio.wait_for(opened.wait(), 10)  # the stream is open and its first event sent
     async with httpx.AsyncClient(cookies=mover_cookies, timeout=10) as client:
         page = await client.get(f"{b.url}{match.get_absolute_url()}")
         token = client.cookies.get("csrftoken")

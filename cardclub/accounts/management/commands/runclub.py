@@ -36,6 +36,15 @@ WEB_COMMAND = [
     "{port}",
     "--lifespan",
     "off",
+    # uvicorn would otherwise take the client's address and scheme from X-Forwarded-For and
+    # -Proto on loopback connections: the site applies TRUSTED_PROXY_COUNT to them itself
+    # (cardclub.http.client_ip, SECURE_PROXY_SSL_HEADER), so no header is trusted here.
+    "--no-proxy-headers",
+    # Headers within 10 s, idle connections kept 75 s (cardclub/server.py says why).
+    "--http",
+    "cardclub.server:HttpToolsProtocol",
+    "--timeout-keep-alive",
+    "75",
 ]
 # The database backend's worker; a club on another backend runs that backend's worker instead.
 WORKER_COMMAND = ["{python}", "manage.py", "db_worker", "--interval", "0.1", "--no-reload"]

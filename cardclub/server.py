@@ -1,0 +1,85 @@
+"""How the club's ASGI server holds its connections: uvicorn, with two limits of our own.
+
+- **Headers must arrive in time.** uvicorn waits for a request's headers for ever: 200 clients
+  sending a byte a second were all kept open (each an open socket and a parser). Here a
+  connection has ``HEADER_TIMEOUT`` seconds from its first byte (or from being opened) to
+  finish a request's headers, else it is closed; and at most ``HEADER_MAX_BYTES`` of them
+  (httptools, unlike h11, sets no limit of its own), else it is answered 400 and closed.
+- **Keep-alive long enough for a member who thinks.** gunicorn's default (2 s) closed most
+  idle connections just before a member's next move, which then paid a new connection. The
+  commands below keep an idle connection ``KEEP_ALIVE`` seconds, a little longer than a
+  proxy's own idle timeout (nginx: 60 s towards the upstream), so the proxy closes first.
+
+``manage.py runclub`` and the tests' servers run uvicorn with ``--http
+cardclub.server:HttpToolsProtocol``; production runs gunicorn with ``-k cardclub.server.Worker``
+(README, *Running in production*).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _HttpToolsProtocol
+from uvicorn_worker import UvicornWorker
+
+HEADER_TIMEOUT = float(os.environ.get("HTTP_HEADER_TIMEOUT", "10"))
+HEADER_MAX_BYTES = 64 * 1024
+KEEP_ALIVE = 75  # the commands' --keep-alive / --timeout-keep-alive
+
+
+class HttpToolsProtocol(_HttpToolsProtocol):
+    _header_deadline: asyncio.TimerHandle | None = None
+    _header_bytes = 0
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._start_header_deadline()
+
+    def data_received(self, data: bytes) -> None:
+        # The first bytes of a new request on a kept-alive connection start its clock.
+        awaiting = self.cycle is None or self.cycle.response_complete
+        if self._header_deadline is None and awaiting:
+            self._start_header_deadline()
+        counting = self._header_deadline is not None
+        super().data_received(data)
+        # Still no whole headers after this chunk (a chunk that completes them may carry the
+        # start of a body, which is not counted).
+        if counting and self._header_deadline is not None and not self.transport.is_closing():
+            self._header_bytes += len(data)
+            if self._header_bytes > HEADER_MAX_BYTES:
+                self._cancel_header_deadline()
+                self.send_400_response("Request headers too large.")
+
+    def on_headers_complete(self) -> None:
+        self._cancel_header_deadline()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc) -> None:
+        self._cancel_header_deadline()
+        super().connection_lost(exc)
+
+    def on_response_complete(self) -> None:
+        # Idle now: the keep-alive timeout takes over until the next request's first byte.
+        self._cancel_header_deadline()
+        super().on_response_complete()
+
+    def _start_header_deadline(self) -> None:
+        self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_too_slow)
+
+    def _cancel_header_deadline(self) -> None:
+        self._header_bytes = 0
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+class Worker(UvicornWorker):
+    """gunicorn's worker class for the club: uvicorn with the protocol above."""
+
+    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "http": HttpToolsProtocol}
