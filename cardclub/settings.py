@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "cardclub.ratings",
     "cardclub.leagues",
     "cardclub.chat",
+    "cardclub.social",
     "cardclub.notifications",
 ]
 
@@ -364,6 +365,28 @@ CHAT_MAX_LENGTH = int(os.environ.get("CHAT_MAX_LENGTH", "200"))
 CHAT_RATE_LIMITS = ((1, 2), (10, 60))
 CHAT_SHOWN = 50
 CHAT_POLL_SECONDS = 10
+
+# --- Playing together (cardclub/social) --------------------------------------------------------
+# A rematch offer lasts this many seconds; "Play again" is offered for this long after the end
+# (the finished match's page keeps its stream open meanwhile, to hear the answers).
+REMATCH_EXPIRY = float(os.environ.get("REMATCH_EXPIRY", "300"))
+REMATCH_WITHIN = float(os.environ.get("REMATCH_WITHIN", "3600"))
+# A challenge waits this long for its answer (a day: it may be read in an e-mail); one member
+# may challenge another at most so many times per so many seconds ((count, seconds) pairs).
+CHALLENGE_EXPIRY = float(os.environ.get("CHALLENGE_EXPIRY", "86400"))
+CHALLENGE_RATE_LIMITS = ((3, 3600), (10, 86400))
+# Who is online: the members who opened a page within this many seconds (more than
+# LAST_SEEN_WRITE_EVERY, which is how often "last seen" is written); the lobby's list is drawn
+# at most every PRESENCE_CACHE_SECONDS and shows at most ONLINE_SHOWN members.
+ONLINE_WITHIN = float(os.environ.get("ONLINE_WITHIN", "300"))
+PRESENCE_CACHE_SECONDS = 20
+ONLINE_SHOWN = 100
+# A member with a match's page open (fetched within WATCHING_WITHIN seconds) and no seat is
+# watching it; that is written at most every WATCH_WRITE_EVERY seconds per member and match.
+WATCHING_WITHIN = float(os.environ.get("WATCHING_WITHIN", "300"))
+WATCH_WRITE_EVERY = 60
+WATCHING_SHOWN = 50
+WATCHING_CACHE_SECONDS = 10
 
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
 # Links in e-mails need the site's address (the worker has no request to take it from):

@@ -21,6 +21,7 @@ urlpatterns = [
     path("leagues/", include("cardclub.leagues.urls")),
     path("notifications/", include("cardclub.notifications.urls")),
     path("chat/", include("cardclub.chat.urls")),
+    path("social/", include("cardclub.social.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -60,6 +60,7 @@ class RuleVariantForm(forms.ModelForm):
             "description_en",
             "active",
             "rated",
+            "private",
             "ordering",
             # The clock is a house rule of the table, validated by the model (clock_errors).
             "clock",
@@ -176,6 +177,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
                         # One per line: side by side, the admin runs their help texts together.
                         "active",
                         "rated",
+                        "private",
                         "ordering",
                     ]
                 },

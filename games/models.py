@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -77,6 +78,11 @@ class RuleVariant(models.Model):
         _("rated"), default=True, help_text=_("Matches under these rules change ratings.")
     )
     ordering = models.PositiveSmallIntegerField(_("order"), default=100)
+    private = models.BooleanField(
+        _("private tables"),
+        default=False,
+        help_text=_("Tables under these rules are seen only by their seated and invited members."),
+    )
     # The clock is a house rule of the table, not of the game: the engines never see it.
     clock = models.CharField(_("clock"), max_length=16, choices=Clock.choices, default=Clock.NONE)
     clock_minutes = models.PositiveIntegerField(
@@ -233,6 +239,10 @@ class MatchQuerySet(models.QuerySet):
     def open(self):
         return self.filter(status=Match.Status.OPEN)
 
+    def public(self):
+        """The matches every member may see (private tables left out): for every list."""
+        return self.filter(private=False)
+
     def listed(self):
         """Only the columns a list of matches shows, with the house rules' names (never the
         state: see ``Match.summary``)."""
@@ -286,6 +296,10 @@ class Match(models.Model):
         verbose_name=_("opened by"),
     )
     invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    # A private table is in no list and opens only for its seated members and for the members
+    # who opened its invitation link (``invited``: their ids); see ``visible_to``.
+    private = models.BooleanField(_("private table"), default=False)
+    invited = models.JSONField(_("invited members"), default=list, blank=True, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -463,6 +477,15 @@ class Match(models.Model):
             self.__dict__["_summary_seats"] = seats
         return seats[1]
 
+    def visible_to(self, user) -> bool:
+        """Whether ``user`` may see this match: anyone for a table that is not private; for a
+        private one, only its seated members and those who opened its invitation link."""
+        if not self.private:
+            return True
+        if not getattr(user, "is_authenticated", False):
+            return False
+        return self.seat_of(user) is not None or user.pk in (self.invited or [])
+
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""
         if not getattr(user, "is_authenticated", False):
@@ -475,9 +498,24 @@ class Match(models.Model):
     def free_seats(self):
         return [seat for seat in self.seats.all() if seat.is_free]
 
+    # Set by mark_finished, in memory only (see there).
+    ended_just_now = False
+
+    def offers_rematch(self, now=None) -> bool:
+        """Whether this finished match still offers "Play again" (cardclub/social): never a
+        league fixture's, and only for ``REMATCH_WITHIN`` seconds after its end. Its page keeps
+        its stream open meanwhile, to hear the answers."""
+        if self.status != self.Status.FINISHED or self.for_fixture or self.finished_at is None:
+            return False
+        limit = timedelta(seconds=settings.REMATCH_WITHIN)
+        return (now or timezone.now()) - self.finished_at <= limit
+
     def mark_finished(self, now=None):
         self.status = self.Status.FINISHED
         self.finished_at = now or timezone.now()
+        # In memory only: the page drawn in the request that ended the match knows nothing
+        # can have been said about it since (no rematch to look up).
+        self.ended_just_now = True
 
     @staticmethod
     def close_seats(seats) -> None:

@@ -8,7 +8,9 @@ last moves (``last_lines`` below), the game log and the replay all use ``describ
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 
 from django.urls import reverse
@@ -46,6 +48,9 @@ class PublicSeat:
     rank: int | None
     #: The seat's clock as of the render (a value of ``Match.clock_seats``), or ``None``.
     clock: dict | None = None
+    #: In a game of sides (Escoba in pairs): the side's number from 1, and the partners' names.
+    pair: int | None = None
+    partners: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, seat, clock: dict | None = None) -> PublicSeat:
@@ -105,7 +110,12 @@ class PublicMatch:
     clock_minutes: int | None
     clock_increment: int
     clock_days: int | None
+    clock_turn_started: datetime | None
     seats: tuple[PublicSeat, ...]
+    # Whether "Play again" is still offered (cardclub/social), and whether this request is the
+    # one that ended the match (then no rematch can have been offered yet: no query).
+    offers_rematch: bool = False
+    ended_just_now: bool = False
 
     @classmethod
     def of(cls, match: Match, seats: tuple[PublicSeat, ...]) -> PublicMatch:
@@ -122,7 +132,10 @@ class PublicMatch:
             clock_minutes=match.clock_minutes,
             clock_increment=match.clock_increment,
             clock_days=match.clock_days,
+            clock_turn_started=match.clock_turn_started,
             seats=seats,
+            offers_rematch=match.offers_rematch(),
+            ended_just_now=match.ended_just_now,
         )
 
     @property
@@ -196,7 +209,8 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "view": None,
         "moves": [],
         "error": error,
-        "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING),
+        # A finished match stays live while it offers a rematch (its answers redraw the table).
+        "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING) or match.offers_rematch(),
         # The push stream brings each move at once; only while it is down does static/js/live.js
         # poll. While a bot is to move, its moves come every half second or so (the worker's
         # pause): the fallback then looks more often, so each shows as its own step.
@@ -218,6 +232,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if seat is not None and match.status == Match.Status.PLAYING and not seat.timed_out:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
+    context["seats"] = with_partners(context["seats"], view)
     present = app.present
     # The recent moves in words, by the same describe_move as the game log and the replay.
     # A game may show fewer recent events than the view holds (``recent_events``).
@@ -232,6 +247,28 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if match.moves_played:
         context["just"] = just_happened(present, view, context["seats"])
     return context
+
+
+def with_partners(seats: list[PublicSeat], view: dict) -> list[PublicSeat]:
+    """In a game played by sides of several seats (Escoba in pairs: the view's ``sides``), each
+    seat with its side's number (``pair``, from 1) and its partners' names (``partners``), for
+    the seats panel. Public: who plays with whom is no secret."""
+    sides = view.get("sides") or []
+    if not any(len(side.get("seats", ())) > 1 for side in sides):
+        return seats
+    side_of = {
+        i: (number, side["seats"]) for number, side in enumerate(sides, 1) for i in side["seats"]
+    }
+    names = {seat.index: seat.display_name for seat in seats}
+    marked = []
+    for seat in seats:
+        if seat.index not in side_of:
+            marked.append(seat)
+            continue
+        number, members = side_of[seat.index]
+        partners = tuple(names[i] for i in members if i != seat.index and i in names)
+        marked.append(dataclasses.replace(seat, pair=number, partners=partners))
+    return marked
 
 
 def just_happened(present: Presentation, view: dict, seats) -> dict | None:

@@ -25,6 +25,7 @@ from games.forms import NewTableForm
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
 from games.present import describe_options, public_facts, table_context
+from games.signals import match_viewed
 from games.streams import can_stream, mine_stamp
 
 
@@ -120,12 +121,13 @@ def _open_tables() -> list[Match]:
     one aggregate over the ``(status, -updated_at)`` index reads, so that the list itself (a
     join of three tables, longer for PostgreSQL to plan than to run) is read once per change.
     The short life only bounds what that key cannot see (a member renamed)."""
-    stamp = Match.objects.open().aggregate(count=Count("pk"), newest=Max("updated_at"))
+    stamp = Match.objects.open().public().aggregate(count=Count("pk"), newest=Max("updated_at"))
     newest = stamp["newest"].isoformat() if stamp["newest"] else ""
     return cache.get_or_set(
         f"lobby-open:{stamp['count']}:{newest}",
         lambda: list(
             Match.objects.open()
+            .public()
             .listed()
             .select_related("created_by")
             .only(
@@ -208,6 +210,7 @@ def new_table(request, game):
                     form.cleaned_data["variant"],
                     form.cleaned_data["players"],
                     form.fillers(),
+                    private=form.cleaned_data["private"],
                 )
             except actions.ActionError as error:
                 form.add_error(None, str(error))
@@ -237,7 +240,7 @@ def _after_action(request, match):
 
 @require_POST
 def join(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         match = actions.join_match(match.pk, request.user)
     except actions.ActionError as error:
@@ -249,7 +252,7 @@ def join(request, pk):
 
 @require_POST
 def leave(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         actions.leave_match(match.pk, request.user)
     except actions.ActionError as error:
@@ -261,7 +264,7 @@ def leave(request, pk):
 
 @require_GET
 def invite(request, token):
-    match = access.match_by_invite(token)
+    match = access.match_by_invite(token, request.user)
     return redirect(match)
 
 
@@ -289,6 +292,8 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
     """
     context = table_context(match, request.user, state=state, error=error)
     context["controls_changed"] = shown_status != match.status
+    if context["my_seat"] is None and request.user.is_authenticated:
+        match_viewed.send(sender=Match, match=match, user=request.user)
     if request.htmx:
         # The fragment is the table and the seats; the house rules are only on the full page.
         return _compacted(TemplateResponse(request, "games/match.html#updates", context))
@@ -317,7 +322,7 @@ def _on_time(match: Match) -> Match:
 @private_no_store
 @require_GET
 def match_page(request, pk):
-    match = _on_time(access.match_for_viewer(pk))
+    match = _on_time(access.match_for_viewer(pk, request.user))
     return _render_table(request, match)
 
 
@@ -349,7 +354,9 @@ def poll(request, pk):
         row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row[0] == version:
         return HttpResponse(status=204)
-    return _render_table(request, access.match_for_viewer(pk), shown_status=request.GET.get("s"))
+    return _render_table(
+        request, access.match_for_viewer(pk, request.user), shown_status=request.GET.get("s")
+    )
 
 
 @private_no_store
@@ -381,7 +388,10 @@ def move(request, pk):
         # beside the table as it is now; the event tells static/js/live.js to put the member's
         # choices back where the new table still offers them.
         response = _render_table(
-            request, access.match_for_viewer(pk), error=str(error), shown_status=PLAYING
+            request,
+            access.match_for_viewer(pk, request.user),
+            error=str(error),
+            shown_status=PLAYING,
         )
         return trigger_client_event(response, "cardclub:moveRefused")
     if not request.htmx:
@@ -393,7 +403,7 @@ def move(request, pk):
 
 @require_POST
 def resign(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         actions.resign(match.pk, request.user)
     except actions.ActionError as error:
@@ -406,7 +416,7 @@ def resign(request, pk):
 @private_no_store
 @require_GET
 def replay(request, pk):
-    match = access.finished_match_for_replay(pk)
+    match = access.finished_match_for_replay(pk, request.user)
     app = registry.get(match.game)
     engine = app.engine
     records = list(match.moves.order_by("seq").values_list("seat", "code"))
@@ -450,7 +460,7 @@ def export(request, pk):
     Only once the match is over, like the replay: while it is being played the seed would
     deal every hidden card.
     """
-    match = access.finished_match_for_replay(pk)
+    match = access.finished_match_for_replay(pk, request.user)
     response = JsonResponse(match.export(), json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
     return response
@@ -463,7 +473,7 @@ def game_log(request, pk):
 
     The table's "Game log" fetches this when it is opened (htmx), and links to it without JS.
     """
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     seats = list(match.seats.all())
     context = {
         "match": public_facts(match, seats),

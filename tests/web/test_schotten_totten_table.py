@@ -313,7 +313,11 @@ def test_a_member_who_cannot_play_passes(alice, bob, client_for):
     assert state.turn == 1 or state.phase == "claim"
 
 
-def test_the_winning_claim_ends_the_match_and_marks_the_winning_stones(alice, bob, client_for):
+def test_the_winning_claim_ends_the_match_and_marks_the_winning_stones(
+    alice, bob, client_for, settings
+):
+    # No rematch offered (cardclub/social): the finished page then stops listening.
+    settings.REMATCH_WITHIN = 0
     m = start_match(KEY, [alice, bob])
     stones = {
         0: (["R1", "R2", "R3"], ["B1"], 0),
