@@ -362,6 +362,13 @@ class Match(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()}"
 
+    def save(self, *args, update_fields=None, **kwargs):
+        # Every write of a match writes updated_at, even one naming its fields: a committed
+        # version is kept in memory under its id, version and updated_at (games/versions.py).
+        if update_fields and "updated_at" not in update_fields:
+            update_fields = [*update_fields, "updated_at"]
+        super().save(*args, update_fields=update_fields, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("games:match", args=[self.pk])
 

@@ -268,7 +268,7 @@
       var t = table();
       return t && t.hasAttribute("hx-get") ? t : null;
     };
-    // What the page shows: its version and its number of moves (steps share a version).
+    // What the page shows: its version and its number of moves.
     var shownKey = function () {
       var t = table();
       return t ? t.dataset.version + "/" + t.dataset.moves : "";
@@ -320,14 +320,11 @@
     // shown (bots moving in a row), each step stays on screen STEP_MS before the next. A
     // failed fetch waits for its back-off.
     var backlog = false;
-    // A table marked data-step is an earlier move on the way to the current version (the
-    // server steps through moves that came in a row): fetch the next one after STEP_MS.
     function pump() {
       var t = liveTable();
       if (timer || inFlight || !t || !link.online()) return;
-      var step = !!t.dataset.step;
-      if (!step && latest <= shownVersion()) return;
-      var wait = backlog || step ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
+      if (latest <= shownVersion()) return;
+      var wait = backlog ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
       wait = Math.max(wait, link.retryAt - Date.now());
       timer = window.setTimeout(function () {
         timer = null;
@@ -395,7 +392,7 @@
       if (key === shown && !focusKey) return;
       var changed = key !== shown;
       shown = key;
-      backlog = latest > Number(t.dataset.version) || !!t.dataset.step;
+      backlog = latest > Number(t.dataset.version);
       lastSwap = Date.now();
       var myTurn = !!t.dataset.myTurn;
       var turnStarts = myTurn && !wasMyTurn;

@@ -24,7 +24,7 @@ from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from tests.bench.bench_capacity import Server, collect_static, production_env
-from tests.servers import database_env, free_port, session_cookie
+from tests.servers import bound_socket, database_env, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,7 +48,9 @@ def serve(settings, static_files, tmp_path):
     started = []
 
     def start(proxies: int) -> str:
-        port = free_port()
+        # gunicorn binds the port itself (bench_capacity's Server): found here, then let go.
+        with bound_socket() as sock:
+            port = sock.getsockname()[1]
         env = production_env(
             **database_env(),
             SECRET_KEY=SECRET_KEY,

@@ -297,7 +297,7 @@ def test_under_asgi_a_live_match_opens_a_stream_and_a_finished_one_does_not(alic
     assert f'data-stream-url="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
     actions.resign(match.pk, alice)
     # While it offers "Play again" the finished match hears the answers; after that, nothing.
-    assert f'sse-connect="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
+    assert f'data-stream-url="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
     settings.REMATCH_WITHIN = 0
     html = run_async(_asgi_get(bob, match.get_absolute_url()))
     assert "data-stream-url" not in html and "hx-trigger" not in html
