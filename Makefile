@@ -7,6 +7,10 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test lint format bench races messages clean
 
+# Where `make run` serves: `make run PORT=8080` (HOST=0.0.0.0 to serve the local network).
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
 # Reinstall only when the dependencies change, so a second `make run` starts at once.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,8 +23,8 @@ run: export DEBUG := 1
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
-	@echo "cardclub is at http://127.0.0.1:8000/  (stop with Ctrl-C)"
-	$(PY) manage.py runclub 127.0.0.1:8000
+	@echo "cardclub is at http://$(HOST):$(PORT)/  (stop with Ctrl-C)"
+	$(PY) manage.py runclub $(HOST):$(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest

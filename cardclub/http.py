@@ -37,21 +37,36 @@ def pk_url_maker(name: str) -> Callable[[int], str]:
     return lambda pk: pattern.replace(str(_PK_PLACEHOLDER), str(pk))
 
 
-def client_ip(request) -> str | None:
+# Counted for a request whose connecting address is not an address at all (a Unix socket, or a
+# server told to rewrite it from a header): all such requests are one client, never a 500.
+NO_ADDRESS = "0.0.0.0"
+
+
+def _address(value) -> str | None:
+    """``value`` as a normalised IP address, or ``None`` if it is not one."""
+    try:
+        return str(ipaddress.ip_address(str(value).strip()))
+    except ValueError:
+        return None
+
+
+def client_ip(request) -> str:
     """The address of the client that sent ``request``, for django-axes and anything else that
-    counts clients.
+    counts clients: always a valid IP address, whatever the headers say.
 
     Without a proxy (``TRUSTED_PROXY_COUNT`` 0, the default) it is the connecting address:
     X-Forwarded-For is then just a header any client can write, and believing it would let an
-    attacker pick the address its failed logins are counted against.
+    attacker pick the address its failed logins are counted against. (So the web server must
+    not rewrite the connecting address from that header either: the README's command and
+    ``runclub`` tell it not to, and this rule is the only one.)
 
     Behind N trusted proxies each appends the address it received the request from, so the
     client is the N-th address from the right of X-Forwarded-For (the last proxy is the
     connecting address itself). Anything to the left of it was written by the client and is
-    ignored. A request that carries fewer addresses than that did not come through the proxies
-    as configured, so it is counted against the connecting address.
+    ignored. A request that carries fewer addresses than that, or no address in that place, did
+    not come through the proxies as configured, so it is counted against the connecting address.
     """
-    remote = request.META.get("REMOTE_ADDR")
+    remote = _address(request.META.get("REMOTE_ADDR")) or NO_ADDRESS
     proxies = settings.TRUSTED_PROXY_COUNT
     if proxies <= 0:
         return remote
@@ -62,8 +77,4 @@ def client_ip(request) -> str | None:
     ]
     if len(forwarded) < proxies:
         return remote
-    candidate = forwarded[-proxies]
-    try:
-        return str(ipaddress.ip_address(candidate))
-    except ValueError:
-        return remote
+    return _address(forwarded[-proxies]) or remote

@@ -73,7 +73,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "template_partials",
-    "axes",
+    "cardclub.accounts.apps.LoginProtectionConfig",  # django-axes, its name translated
     "csp",
     "django_tasks",
     "django_tasks_db",
@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "cardclub.ratings",
     "cardclub.leagues",
     "cardclub.chat",
+    "cardclub.social",
     "cardclub.notifications",
 ]
 
@@ -365,9 +366,35 @@ CHAT_RATE_LIMITS = ((1, 2), (10, 60))
 CHAT_SHOWN = 50
 CHAT_POLL_SECONDS = 10
 
+# --- Playing together (cardclub/social) --------------------------------------------------------
+# A rematch offer lasts this many seconds; "Play again" is offered for this long after the end
+# (the finished match's page keeps its stream open meanwhile, to hear the answers).
+REMATCH_EXPIRY = float(os.environ.get("REMATCH_EXPIRY", "300"))
+REMATCH_WITHIN = float(os.environ.get("REMATCH_WITHIN", "3600"))
+# A challenge waits this long for its answer (a day: it may be read in an e-mail); one member
+# may challenge another at most so many times per so many seconds ((count, seconds) pairs).
+CHALLENGE_EXPIRY = float(os.environ.get("CHALLENGE_EXPIRY", "86400"))
+CHALLENGE_RATE_LIMITS = ((3, 3600), (10, 86400))
+# Who is online: the members who opened a page within this many seconds (more than
+# LAST_SEEN_WRITE_EVERY, which is how often "last seen" is written); the lobby's list is drawn
+# at most every PRESENCE_CACHE_SECONDS and shows at most ONLINE_SHOWN members.
+ONLINE_WITHIN = float(os.environ.get("ONLINE_WITHIN", "300"))
+PRESENCE_CACHE_SECONDS = 20
+ONLINE_SHOWN = 100
+# A member with a match's page open (fetched within WATCHING_WITHIN seconds) and no seat is
+# watching it; that is written at most every WATCH_WRITE_EVERY seconds per member and match.
+WATCHING_WITHIN = float(os.environ.get("WATCHING_WITHIN", "300"))
+WATCH_WRITE_EVERY = 60
+WATCHING_SHOWN = 50
+WATCHING_CACHE_SECONDS = 10
+
 # --- Notifications (cardclub/notifications) ----------------------------------------------------
-# Links in e-mails need the site's address (the worker has no request to take it from).
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# Links in e-mails need the site's address (the worker has no request to take it from):
+# SITE_URL, else the address `manage.py runclub` (make run) serves, which it passes to its
+# web server, worker and scheduler, else make run's default.
+SITE_URL = (
+    os.environ.get("SITE_URL") or os.environ.get("CARDCLUB_SERVED_URL") or "http://127.0.0.1:8000"
+)
 # A member to move for this many seconds hears "your turn" (on the site list; see the next).
 YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
 # ...and by e-mail too only when not seen on the site for this many seconds.
@@ -379,7 +406,10 @@ LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
 LAST_SEEN_FLUSH_EVERY = float(os.environ.get("LAST_SEEN_FLUSH_EVERY", "2"))
 
 # --- Security in production -----------------------------------------------------------------
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The scheme comes from X-Forwarded-Proto only behind a declared proxy (the one that sets it):
+# otherwise the header is the client's word, as X-Forwarded-For is (cardclub.http.client_ip).
+if TRUSTED_PROXY_COUNT > 0:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -11,6 +11,7 @@ from cardclub.accounts import views as account_views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon),
     path("accounts/", include("cardclub.accounts.urls")),
     path("members/<username:username>/", account_views.member, name="member"),
     # Visitors choose their language before they have an account.
@@ -20,6 +21,7 @@ urlpatterns = [
     path("leagues/", include("cardclub.leagues.urls")),
     path("notifications/", include("cardclub.notifications.urls")),
     path("chat/", include("cardclub.chat.urls")),
+    path("social/", include("cardclub.social.urls")),
     path("admin/", admin.site.urls),
 ]
 

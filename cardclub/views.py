@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpResponseServerError
+from django.shortcuts import redirect
 from django.template import loader
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
 from django.utils.translation import get_language
 from django.views.decorators.csrf import requires_csrf_token
 
@@ -13,6 +15,13 @@ from games import registry
 @login_not_required
 def home(request):
     return TemplateResponse(request, "home.html", {"games": registry.games()})
+
+
+@login_not_required
+def favicon(request):
+    """The club's icon where a browser looks for it on a page that links none (the admin's):
+    not a 404. Not permanent: the static file's hashed name changes with it."""
+    return redirect(static("img/favicon.svg"))
 
 
 def _message(exception) -> str:

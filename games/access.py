@@ -4,10 +4,12 @@ user may not do. Views call these instead of querying matches themselves."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Prefetch
 from django.http import Http404
 from django.utils.translation import gettext as _
 
+from games import versions
 from games.models import Match, Seat
 
 
@@ -17,25 +19,53 @@ def _with_seats(queryset):
     )
 
 
-def match_for_viewer(match_id: int) -> Match:
+def match_for_viewer(match_id: int, user=None) -> Match:
     """Any member may watch a match: what they see is the spectator's view, which holds no
-    hidden card."""
+    hidden card. A private table, though, exists only for its seated and invited members: for
+    any other ``user`` it is a 404, as if there were none. (Without ``user``: the caller has
+    checked, e.g. an action that refuses strangers itself.)"""
     try:
-        return _with_seats(Match.objects).get(pk=match_id)
+        match = _with_seats(Match.objects).get(pk=match_id)
     except Match.DoesNotExist:
         raise Http404(_("There is no match with that number.")) from None
+    if user is not None and not match.visible_to(user):
+        raise Http404(_("There is no match with that number."))
+    return match
 
 
-def match_by_invite(token: str) -> Match:
+def match_to_show(match_id: int, user=None, key: versions.Key | None = None) -> Match:
+    """The match as a table shows it, to whom :func:`match_for_viewer` shows it, read once
+    per committed version per process (``games.versions``). ``key``: the match's id, version
+    and ``updated_at`` when the caller has just read them from its row."""
+    key = key or versions.current_key(match_id)
+    match = versions.kept(key) if key is not None else None
+    if match is None:
+        match = match_for_viewer(match_id)
+        versions.keep(match)
+    if user is not None and not match.visible_to(user):
+        raise Http404(_("There is no match with that number."))
+    return match
+
+
+def match_by_invite(token: str, user=None) -> Match:
+    """The match of an invitation link; a member who opens a private table's link is invited
+    to it from then on (it opens for them, and they may take a free seat)."""
     try:
-        return _with_seats(Match.objects).get(invite_token=token)
+        match = _with_seats(Match.objects).get(invite_token=token)
     except Match.DoesNotExist:
         raise Http404(_("That invitation link is not valid.")) from None
+    if match.private and user is not None and not match.visible_to(user):
+        with transaction.atomic():
+            locked = Match.objects.select_for_update().get(pk=match.pk)
+            locked.invited = [*(locked.invited or []), user.pk]
+            locked.save(update_fields=["invited"])
+        match.invited = locked.invited
+    return match
 
 
-def finished_match_for_replay(match_id: int) -> Match:
+def finished_match_for_replay(match_id: int, user=None) -> Match:
     """A replay opens every hand, so only a match that is over may be replayed."""
-    match = match_for_viewer(match_id)
+    match = match_for_viewer(match_id, user)
     if match.status == Match.Status.ABANDONED:
         raise PermissionDenied(
             _("This table was abandoned before its match started: there is nothing to replay.")

@@ -114,46 +114,19 @@ def _locked(match_id: int) -> tuple[Match, list[Seat]]:
 
 
 @retried
-def create_match(user, variant: RuleVariant, players: int, fillers: list[str]) -> Match:
+def create_match(
+    user, variant: RuleVariant, players: int, fillers: list[str], private: bool = False
+) -> Match:
     """Open a table: the creator sits at seat 0; ``fillers`` says, for every other seat,
-    ``"open"`` or a bot level. A table whose every seat is taken starts at once."""
+    ``"open"`` or a bot level. A table whose every seat is taken starts at once. ``private``
+    (or house rules that say so) keeps it to its seated and invited members."""
     if not variant.active:
         raise ActionError(_("These house rules are no longer offered."))
-    engine = variant.engine
-    try:
-        engine.new_game(players, options=variant.options, seed=0)
-    except InvalidOptions as error:
-        raise ActionError(translate_engine_error(error)) from None
     if len(fillers) != players - 1:
         raise ActionError(_("Say who sits at every other seat."))
-    has_bot = any(f in ("easy", "hard") for f in fillers)
-    now = timezone.now()
-    # The seats first (without their match), so the match is created with its summary.
-    seats = [Seat(index=0, user=user, joined_at=now)]
-    for index, filler in enumerate(fillers, start=1):
-        if filler in ("easy", "hard"):
-            seats.append(Seat(index=index, bot_level=filler, joined_at=now))
-        elif filler == "open":
-            seats.append(Seat(index=index))
-        else:
-            raise ActionError(_("Unknown choice for a seat."))
-    match = Match.objects.create(
-        game=variant.game,
-        variant=variant,
-        options=dict(variant.options),
-        players=players,
-        created_by=user,
-        # Bots have no rating; a match against one cannot move the members' ratings fairly.
-        rated=variant.rated and not has_bot,
-        summary=summary_of(seats),
-        **variant.clock_settings(),
-    )
-    for seat in seats:
-        seat.match = match
-    Seat.objects.bulk_create(seats)
-    if not any(seat.is_free for seat in seats):
-        _start(match, seats)
-    return match
+    if any(filler not in ("open", "easy", "hard") for filler in fillers):
+        raise ActionError(_("Unknown choice for a seat."))
+    return start_seated(user, variant, [user, *fillers], private=private)
 
 
 @retried
@@ -551,6 +524,71 @@ def start_match_for(users, variant: RuleVariant) -> Match:
     ]
     Seat.objects.bulk_create(seats)
     _start(match, seats)
+    return match
+
+
+def locked(match_id: int) -> tuple[Match, list[Seat]]:
+    """The match locked and its seats read after the lock (see :func:`_locked`), for the
+    actions of other apps that change a match's neighbours (a rematch offer) under its lock."""
+    return _locked(match_id)
+
+
+@retried
+def start_seated(
+    created_by,
+    variant: RuleVariant,
+    seating: list,
+    *,
+    options: dict | None = None,
+    clock: dict | None = None,
+    rated: bool | None = None,
+    seed: int | None = None,
+    private: bool = False,
+) -> Match:
+    """Open a table with every seat said: per seat a member, a bot level ("easy", "hard") or
+    "open". It starts at once when no seat is open. ``options`` and ``clock`` default to the
+    house rules' (a rematch passes the old match's copies); ``rated`` defaults to the house
+    rules' unless a bot sits; ``seed`` to a fresh one; the table is private when ``private``
+    or the house rules say so. Used by rematches and challenges."""
+    players = len(seating)
+    options = dict(variant.options if options is None else options)
+    try:
+        variant.engine.new_game(players, options=options, seed=0)
+    except InvalidOptions as error:
+        raise ActionError(translate_engine_error(error)) from None
+    now = timezone.now()
+    seats = []
+    for index, who in enumerate(seating):
+        if who in ("easy", "hard"):
+            seats.append(Seat(index=index, bot_level=who, joined_at=now))
+        elif who == "open":
+            seats.append(Seat(index=index))
+        elif getattr(who, "pk", None) is not None:
+            seats.append(Seat(index=index, user=who, joined_at=now))
+        else:
+            raise ActionError(_("Unknown choice for a seat."))
+    members = [seat.user_id for seat in seats if seat.user_id]
+    if len(set(members)) != len(members):
+        raise ActionError(_("A member can take only one seat at a table."))
+    has_bot = any(seat.bot_level for seat in seats)
+    extra = {"seed": seed} if seed is not None else {}
+    match = Match.objects.create(
+        game=variant.game,
+        variant=variant,
+        options=options,
+        players=players,
+        created_by=created_by,
+        rated=(variant.rated if rated is None else rated) and not has_bot,
+        summary=summary_of(seats),
+        private=private or variant.private,
+        **(clock if clock is not None else variant.clock_settings()),
+        **extra,
+    )
+    for seat in seats:
+        seat.match = match
+    Seat.objects.bulk_create(seats)
+    if not any(seat.is_free for seat in seats):
+        _start(match, seats)
     return match
 
 

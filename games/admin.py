@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import flatten_fieldsets
@@ -11,8 +13,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.engine import InvalidOptions
-from games.models import Clock, Match, MoveRecord, RuleVariant, Seat, translate_engine_error
+from games.models import Clock, Match, MoveRecord, RuleVariant, Seat
 
 OPTION_PREFIX = "opt__"
 
@@ -59,6 +60,7 @@ class RuleVariantForm(forms.ModelForm):
             "description_en",
             "active",
             "rated",
+            "private",
             "ordering",
             # The clock is a house rule of the table, validated by the model (clock_errors).
             "clock",
@@ -100,16 +102,18 @@ class RuleVariantForm(forms.ModelForm):
                 value = cleaned[name]
                 if value != opt.default:
                     options[opt.name] = value
-        error = None
-        for players in range(engine.INFO.min_players, engine.INFO.max_players + 1):
+        # Options posted as raw JSON (an older tool, a hand-made request) are checked like the
+        # fields' and with the same rule as the model's: an engine's internal option is refused
+        # with a message, never saved nor silently dropped.
+        raw = self.data.get("options")
+        if raw:
             try:
-                engine.new_game(players, options=options, seed=0)
-                error = None
-                break
-            except InvalidOptions as exc:
-                error = exc
-        if error is not None:
-            raise forms.ValidationError(translate_engine_error(error))
+                options = {**json.loads(raw), **options}
+            except (TypeError, ValueError):
+                raise forms.ValidationError(_("The options must be a JSON object.")) from None
+        error = RuleVariant.options_error(game, options)
+        if error:
+            raise forms.ValidationError(error)
         self.instance.options = options
         return cleaned
 
@@ -173,6 +177,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
                         # One per line: side by side, the admin runs their help texts together.
                         "active",
                         "rated",
+                        "private",
                         "ordering",
                     ]
                 },
@@ -216,7 +221,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
     def used_by(self, obj):
         return obj.matches.count()
 
-    @admin.action(description=_("Deactivate the selected house rules"))
+    @admin.action(description=_("Deactivate the selected house rules"), permissions=["change"])
     def deactivate(self, request, queryset):
         count = queryset.update(active=False)
         self.message_user(request, _("%(count)s house rules deactivated.") % {"count": count})

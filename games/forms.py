@@ -36,6 +36,14 @@ class NewTableForm(forms.Form):
         empty_label=None,
     )
     players = forms.TypedChoiceField(label=_("Players"), coerce=int)
+    private = forms.BooleanField(
+        label=_("Private table"),
+        required=False,
+        help_text=_(
+            "Only its seated members and those you send the invitation link see it: it is in no"
+            " list."
+        ),
+    )
 
     def __init__(self, game: str, engine, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -20,7 +21,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.engine import EngineError, InvalidOptions, replay
+from games.engine import EngineError, InvalidOptions, replay, resolve_options
 
 BOT_LEVELS = [("easy", _("Easy bot")), ("hard", _("Hard bot"))]
 BOT_LEVEL_NAMES = dict(BOT_LEVELS)
@@ -77,6 +78,11 @@ class RuleVariant(models.Model):
         _("rated"), default=True, help_text=_("Matches under these rules change ratings.")
     )
     ordering = models.PositiveSmallIntegerField(_("order"), default=100)
+    private = models.BooleanField(
+        _("private tables"),
+        default=False,
+        help_text=_("Tables under these rules are seen only by their seated and invited members."),
+    )
     # The clock is a house rule of the table, not of the game: the engines never see it.
     clock = models.CharField(_("clock"), max_length=16, choices=Clock.choices, default=Clock.NONE)
     clock_minutes = models.PositiveIntegerField(
@@ -169,22 +175,45 @@ class RuleVariant(models.Model):
             "clock_days": self.clock_days if self.clock == Clock.CORRESPONDENCE else None,
         }
 
+    @staticmethod
+    def options_error(game: str, options) -> str | None:
+        """What is wrong with ``options`` as house rules of ``game``, in words for the admin;
+        ``None`` when a table of some size can be played under them. Only the options the
+        engine declares (its ``OPTIONS``) are house rules: an engine may take internal ones too
+        (Scout's ``_legacy_round_end_moves`` replays matches stored before a rules revision),
+        which no house rules may carry."""
+        if not isinstance(options, dict):
+            return _("The options must be a JSON object.")
+        engine = registry.engine(game)
+        declared = {opt.name for opt in engine.OPTIONS}
+        internal = sorted(name for name in options if name not in declared and name[:1] == "_")
+        if internal:
+            return _(
+                "%(names)s: internal to the game, not a house rule; house rules may not set it."
+            ) % {"names": ", ".join(internal)}
+        try:
+            resolve_options(engine.OPTIONS, options)
+        except InvalidOptions as error:
+            return translate_engine_error(error)
+        last_error = None
+        for players in range(engine.INFO.min_players, engine.INFO.max_players + 1):
+            try:
+                engine.new_game(players, options=options, seed=0)
+                return None
+            except InvalidOptions as error:
+                last_error = error
+        return translate_engine_error(last_error)
+
     def clean(self) -> None:
         errors = self.clock_errors()
         if errors:
             raise ValidationError(errors)
         if not registry.is_game(self.game):
             return  # the choices validation on the field reports it
-        if not isinstance(self.options, dict):
-            raise ValidationError({"options": _("The options must be a JSON object.")})
-        last_error = None
-        for players in range(self.engine.INFO.min_players, self.engine.INFO.max_players + 1):
-            try:
-                self.engine.new_game(players, options=self.options, seed=0)
-                return
-            except InvalidOptions as error:
-                last_error = error
-        raise ValidationError(translate_engine_error(last_error))
+        error = self.options_error(self.game, self.options)
+        if error:
+            # Not keyed by field: the admin's form edits the options through a field per option.
+            raise ValidationError(error)
 
 
 def translate_engine_error(error: Exception, game: str | None = None) -> str:
@@ -209,6 +238,10 @@ def translate_engine_error(error: Exception, game: str | None = None) -> str:
 class MatchQuerySet(models.QuerySet):
     def open(self):
         return self.filter(status=Match.Status.OPEN)
+
+    def public(self):
+        """The matches every member may see (private tables left out): for every list."""
+        return self.filter(private=False)
 
     def listed(self):
         """Only the columns a list of matches shows, with the house rules' names (never the
@@ -263,6 +296,10 @@ class Match(models.Model):
         verbose_name=_("opened by"),
     )
     invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    # A private table is in no list and opens only for its seated members and for the members
+    # who opened its invitation link (``invited``: their ids); see ``visible_to``.
+    private = models.BooleanField(_("private table"), default=False)
+    invited = models.JSONField(_("invited members"), default=list, blank=True, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -324,6 +361,13 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()}"
+
+    def save(self, *args, update_fields=None, **kwargs):
+        # Every write of a match writes updated_at, even one naming its fields: a committed
+        # version is kept in memory under its id, version and updated_at (games/versions.py).
+        if update_fields and "updated_at" not in update_fields:
+            update_fields = [*update_fields, "updated_at"]
+        super().save(*args, update_fields=update_fields, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("games:match", args=[self.pk])
@@ -440,6 +484,15 @@ class Match(models.Model):
             self.__dict__["_summary_seats"] = seats
         return seats[1]
 
+    def visible_to(self, user) -> bool:
+        """Whether ``user`` may see this match: anyone for a table that is not private; for a
+        private one, only its seated members and those who opened its invitation link."""
+        if not self.private:
+            return True
+        if not getattr(user, "is_authenticated", False):
+            return False
+        return self.seat_of(user) is not None or user.pk in (self.invited or [])
+
     def seat_of(self, user):
         """The user's seat at this match, or ``None``. Uses prefetched seats when present."""
         if not getattr(user, "is_authenticated", False):
@@ -452,9 +505,24 @@ class Match(models.Model):
     def free_seats(self):
         return [seat for seat in self.seats.all() if seat.is_free]
 
+    # Set by mark_finished, in memory only (see there).
+    ended_just_now = False
+
+    def offers_rematch(self, now=None) -> bool:
+        """Whether this finished match still offers "Play again" (cardclub/social): never a
+        league fixture's, and only for ``REMATCH_WITHIN`` seconds after its end. Its page keeps
+        its stream open meanwhile, to hear the answers."""
+        if self.status != self.Status.FINISHED or self.for_fixture or self.finished_at is None:
+            return False
+        limit = timedelta(seconds=settings.REMATCH_WITHIN)
+        return (now or timezone.now()) - self.finished_at <= limit
+
     def mark_finished(self, now=None):
         self.status = self.Status.FINISHED
         self.finished_at = now or timezone.now()
+        # In memory only: the page drawn in the request that ended the match knows nothing
+        # can have been said about it since (no rematch to look up).
+        self.ended_just_now = True
 
     @staticmethod
     def close_seats(seats) -> None:

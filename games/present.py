@@ -8,13 +8,167 @@ last moves (``last_lines`` below), the game log and the replay all use ``describ
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import registry
 from games.contract import Presentation
 from games.log import describe_events, seat_names
-from games.models import Match, translate_engine_error  # noqa: F401  (re-exported)
+from games.models import Clock, Match, RuleVariant, translate_engine_error  # noqa: F401  (re-exported)
+
+
+@dataclass(frozen=True)
+class PublicMember:
+    """A seated member as a page names them (a template never gets the ``User``)."""
+
+    username: str
+
+
+@dataclass(frozen=True)
+class PublicSeat:
+    """A seat as every page of the match may show it."""
+
+    index: int
+    user_id: int | None
+    #: ``None`` for a bot's or a free seat.
+    user: PublicMember | None
+    display_name: str
+    is_bot: bool
+    plays_as_bot: str
+    is_free: bool
+    to_move: bool
+    resigned: bool
+    timed_out: bool
+    score: int | None
+    rank: int | None
+    #: The seat's clock as of the render (a value of ``Match.clock_seats``), or ``None``.
+    clock: dict | None = None
+    #: In a game of sides (Escoba in pairs): the side's number from 1, and the partners' names.
+    pair: int | None = None
+    partners: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, seat, clock: dict | None = None) -> PublicSeat:
+        return cls(
+            index=seat.index,
+            user_id=seat.user_id,
+            user=PublicMember(seat.user.get_username()) if seat.user_id else None,
+            display_name=seat.display_name,
+            is_bot=seat.is_bot,
+            plays_as_bot=seat.plays_as_bot,
+            is_free=seat.is_free,
+            to_move=seat.to_move,
+            resigned=seat.resigned,
+            timed_out=seat.timed_out,
+            score=seat.score,
+            rank=seat.rank,
+            clock=clock,
+        )
+
+
+class PublicVariant:
+    """The match's house rules as a page names them: a fragment never shows the name, so the
+    variant is read only when a page does and the match did not bring it along."""
+
+    def __init__(self, pk: int, name: str | None = None):
+        self.pk = pk
+        if name is not None:
+            self.name = name
+
+    @cached_property
+    def name(self) -> str:
+        return RuleVariant.objects.get(pk=self.pk).name
+
+    @classmethod
+    def of(cls, match: Match) -> PublicVariant:
+        return cls(match.variant_id, match.variant.name if Match.variant.is_cached(match) else None)
+
+
+@dataclass(frozen=True)
+class PublicMatch:
+    """What the match's pages may show of it: its public facts, read-only.
+
+    Templates get this, never the :class:`~games.models.Match`, which carries the engine's state
+    (every hidden card) and the seed (every card to come): a careless ``{{ match.seed }}`` has
+    nothing to find. The names are the model's, so a template reads the same.
+    """
+
+    pk: int
+    game: str
+    status: str
+    version: int
+    moves_played: int
+    variant_id: int
+    variant: PublicVariant
+    invite_token: str
+    clock: str
+    clock_minutes: int | None
+    clock_increment: int
+    clock_days: int | None
+    clock_turn_started: datetime | None
+    seats: tuple[PublicSeat, ...]
+    # Whether "Play again" is still offered (cardclub/social), and whether this request is the
+    # one that ended the match (then no rematch can have been offered yet: no query).
+    offers_rematch: bool = False
+    ended_just_now: bool = False
+
+    @classmethod
+    def of(cls, match: Match, seats: tuple[PublicSeat, ...]) -> PublicMatch:
+        return cls(
+            pk=match.pk,
+            game=match.game,
+            status=match.status,
+            version=match.version,
+            moves_played=match.moves_played,
+            variant_id=match.variant_id,
+            variant=PublicVariant.of(match),
+            invite_token=match.invite_token,
+            clock=match.clock,
+            clock_minutes=match.clock_minutes,
+            clock_increment=match.clock_increment,
+            clock_days=match.clock_days,
+            clock_turn_started=match.clock_turn_started,
+            seats=seats,
+            offers_rematch=match.offers_rematch(),
+            ended_just_now=match.ended_just_now,
+        )
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+    def get_game_display(self) -> str:
+        return registry.title(self.game)
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:match", args=[self.pk])
+
+    @property
+    def has_clock(self) -> bool:
+        return self.clock != Clock.NONE
+
+    @property
+    def free_seats(self) -> list[PublicSeat]:
+        return [seat for seat in self.seats if seat.is_free]
+
+    def seat_of(self, user) -> PublicSeat | None:
+        """The user's seat, or ``None`` (as ``Match.seat_of``)."""
+        if not getattr(user, "is_authenticated", False):
+            return None
+        return next((seat for seat in self.seats if seat.user_id == user.pk), None)
+
+
+def public_facts(match: Match, seats=None, clocks: bool = False) -> PublicMatch:
+    """The public facts of ``match`` (its ``seats`` when the caller has them loaded), with each
+    seat's clock as of now when ``clocks``."""
+    seats = list(match.seats.all() if seats is None else seats)
+    shown = match.clock_seats(seats=seats) if clocks else {}
+    return PublicMatch.of(match, tuple(PublicSeat.of(s, shown.get(s.index)) for s in seats))
 
 
 def describe_options(game: str, options: dict) -> list[tuple[str, str]]:
@@ -42,22 +196,21 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     engine = app.engine
     seat = match.seat_of(user)
     seat_index = seat.index if seat else None
-    seats = list(match.seats.all())
     # Each seat's clock as of now, for the seats panel (None: no clock, or a bot's seat).
-    shown = match.clock_seats()
-    for s in seats:
-        s.clock = shown.get(s.index)
+    facts = public_facts(match, clocks=True)
+    seats = list(facts.seats)
     context = {
-        "match": match,
+        "match": facts,
         "seats": seats,
-        "my_seat": seat,
+        "my_seat": facts.seat_of(user),
         "seat_index": seat_index,
         "game_template": app.template("table.html"),
         "card_template": app.template("card.html"),
         "view": None,
         "moves": [],
         "error": error,
-        "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING),
+        # A finished match stays live while it offers a rematch (its answers redraw the table).
+        "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING) or match.offers_rematch(),
         # The push stream brings each move at once; only while it is down does static/js/live.js
         # poll. While a bot is to move, its moves come every half second or so (the worker's
         # pause): the fallback then looks more often, so each shows as its own step.
@@ -79,6 +232,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if seat is not None and match.status == Match.Status.PLAYING and not seat.timed_out:
         moves = engine.legal_moves(state, seat_index)
     context.update(view=view, moves=moves)
+    context["seats"] = with_partners(context["seats"], view)
     present = app.present
     # The recent moves in words, by the same describe_move as the game log and the replay.
     # A game may show fewer recent events than the view holds (``recent_events``).
@@ -93,6 +247,28 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if match.moves_played:
         context["just"] = just_happened(present, view, context["seats"])
     return context
+
+
+def with_partners(seats: list[PublicSeat], view: dict) -> list[PublicSeat]:
+    """In a game played by sides of several seats (Escoba in pairs: the view's ``sides``), each
+    seat with its side's number (``pair``, from 1) and its partners' names (``partners``), for
+    the seats panel. Public: who plays with whom is no secret."""
+    sides = view.get("sides") or []
+    if not any(len(side.get("seats", ())) > 1 for side in sides):
+        return seats
+    side_of = {
+        i: (number, side["seats"]) for number, side in enumerate(sides, 1) for i in side["seats"]
+    }
+    names = {seat.index: seat.display_name for seat in seats}
+    marked = []
+    for seat in seats:
+        if seat.index not in side_of:
+            marked.append(seat)
+            continue
+        number, members = side_of[seat.index]
+        partners = tuple(names[i] for i in members if i != seat.index and i in names)
+        marked.append(dataclasses.replace(seat, pair=number, partners=partners))
+    return marked
 
 
 def just_happened(present: Presentation, view: dict, seats) -> dict | None:

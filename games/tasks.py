@@ -2,7 +2,10 @@
 
 - :func:`play_bot_move` and :func:`commit_bot_move`: one bot move, chosen at once and committed
   as its own version after a short pause; its commit queues the next one, so a member's page
-  (and every other page of the match) sees each bot move as a step.
+  (and every other page of the match) sees each bot move as a step. The chosen move never
+  travels through the queue (issue 29): a task's arguments and result are stored with it and
+  shown in the task admin, and a move is secret while the match is live. The choice waits in
+  the cache instead, and is made again (bots are deterministic) where the cache lost it.
 - :func:`finish_stuck_bot_turns`: a periodic sweep that hands back to the worker any playing
   match left waiting on a bot (a worker killed mid-way, a queue lost), so nothing stays stuck.
 - :func:`sweep_clocks`: a periodic sweep that applies the time-outs of matches whose clock ran
@@ -14,10 +17,12 @@ workers at once or cut off half-way, it never makes a move twice nor loses one.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
@@ -27,6 +32,27 @@ from games.models import Match, Seat
 
 # Bot moves go before mail and sweeps: a member is watching the table.
 BOT_PRIORITY = 10
+
+# How long a chosen move waits in the cache for its commit: far above the pause. A commit that
+# comes later (a worker stopped for a while) chooses again.
+CHOSEN_KEPT = 300
+
+
+def _chosen_key(match_id: int, version: int, seat: int) -> str:
+    return f"games:bot-move:{match_id}:{version}:{seat}"
+
+
+def _remember(key: str, code: str) -> None:
+    # Only a shortcut: with the cache down (a shared Redis restarting) the commit chooses again.
+    with contextlib.suppress(Exception):
+        cache.set(key, code, CHOSEN_KEPT)
+
+
+def _recall(key: str) -> str | None:
+    try:
+        return cache.get(key)
+    except Exception:
+        return None
 
 
 @task(priority=BOT_PRIORITY)
@@ -41,8 +67,9 @@ def play_bot_move(match_id: int, version: int) -> bool:
     wait = (chosen.not_before - timezone.now()).total_seconds()
     if wait > 0:
         if commit_bot_move.get_backend().supports_defer:
+            _remember(_chosen_key(match_id, version, chosen.seat), chosen.code)
             commit_bot_move.using(run_after=chosen.not_before).enqueue(
-                match_id, version, chosen.seat, chosen.code
+                match_id, version, chosen.seat
             )
             return True
         # A backend that cannot run a task later gets the human-like pause here instead.
@@ -51,9 +78,18 @@ def play_bot_move(match_id: int, version: int) -> bool:
 
 
 @task(priority=BOT_PRIORITY)
-def commit_bot_move(match_id: int, version: int, seat: int, code: str) -> bool:
-    """Write the move a bot chose (see :func:`actions.commit_bot_move`): nothing if the match
-    moved on meanwhile."""
+def commit_bot_move(match_id: int, version: int, seat: int) -> bool:
+    """Write the move the bot of ``seat`` chose at ``version`` (see
+    :func:`actions.commit_bot_move`): nothing if the match moved on meanwhile. The move comes
+    from the cache, or is chosen again when this process cannot see what another one chose (a
+    local cache, an eviction): the same move, since the bot's dice come from the seed and the
+    version."""
+    code = _recall(_chosen_key(match_id, version, seat))
+    if code is None:
+        chosen = actions.choose_bot_move(match_id, version)
+        if chosen is None or chosen.seat != seat:
+            return False
+        code = chosen.code
     return actions.commit_bot_move(match_id, version, seat, code)
 
 

@@ -15,16 +15,17 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from cardclub.accounts.models import Preferences
 from cardclub.converters import id_param
 from cardclub.http import private_no_store
-from games import access, actions, registry
+from games import access, actions, registry, versions
 from games.forms import NewTableForm
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
-from games.present import describe_options, table_context
+from games.present import describe_options, public_facts, table_context
+from games.signals import match_viewed
 from games.streams import can_stream, mine_stamp
 
 
@@ -120,12 +121,13 @@ def _open_tables() -> list[Match]:
     one aggregate over the ``(status, -updated_at)`` index reads, so that the list itself (a
     join of three tables, longer for PostgreSQL to plan than to run) is read once per change.
     The short life only bounds what that key cannot see (a member renamed)."""
-    stamp = Match.objects.open().aggregate(count=Count("pk"), newest=Max("updated_at"))
+    stamp = Match.objects.open().public().aggregate(count=Count("pk"), newest=Max("updated_at"))
     newest = stamp["newest"].isoformat() if stamp["newest"] else ""
     return cache.get_or_set(
         f"lobby-open:{stamp['count']}:{newest}",
         lambda: list(
             Match.objects.open()
+            .public()
             .listed()
             .select_related("created_by")
             .only(
@@ -208,6 +210,7 @@ def new_table(request, game):
                     form.cleaned_data["variant"],
                     form.cleaned_data["players"],
                     form.fillers(),
+                    private=form.cleaned_data["private"],
                 )
             except actions.ActionError as error:
                 form.add_error(None, str(error))
@@ -237,7 +240,7 @@ def _after_action(request, match):
 
 @require_POST
 def join(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         match = actions.join_match(match.pk, request.user)
     except actions.ActionError as error:
@@ -249,7 +252,7 @@ def join(request, pk):
 
 @require_POST
 def leave(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         actions.leave_match(match.pk, request.user)
     except actions.ActionError as error:
@@ -261,7 +264,7 @@ def leave(request, pk):
 
 @require_GET
 def invite(request, token):
-    match = access.match_by_invite(token)
+    match = access.match_by_invite(token, request.user)
     return redirect(match)
 
 
@@ -289,6 +292,8 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
     """
     context = table_context(match, request.user, state=state, error=error)
     context["controls_changed"] = shown_status != match.status
+    if context["my_seat"] is None and request.user.is_authenticated:
+        match_viewed.send(sender=Match, match=match, user=request.user)
     if request.htmx:
         # The fragment is the table and the seats; the house rules are only on the full page.
         return _compacted(TemplateResponse(request, "games/match.html#updates", context))
@@ -317,7 +322,7 @@ def _on_time(match: Match) -> Match:
 @private_no_store
 @require_GET
 def match_page(request, pk):
-    match = _on_time(access.match_for_viewer(pk))
+    match = _on_time(access.match_to_show(pk, request.user))
     return _render_table(request, match)
 
 
@@ -340,7 +345,7 @@ def poll(request, pk):
     version ``BOT_MOVE_PAUSE`` after the one before, and the stream brings each to the page.
     """
     version = _int_param(request, "v")
-    fields = ("version", "status", "clock_deadline")
+    fields = ("version", "status", "clock_deadline", "updated_at")
     row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row is None:
         raise Http404(_("There is no match with that number."))
@@ -349,7 +354,8 @@ def poll(request, pk):
         row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row[0] == version:
         return HttpResponse(status=204)
-    return _render_table(request, access.match_for_viewer(pk), shown_status=request.GET.get("s"))
+    match = access.match_to_show(pk, request.user, key=(pk, row[0], row[3]))
+    return _render_table(request, match, shown_status=request.GET.get("s"))
 
 
 @private_no_store
@@ -377,19 +383,30 @@ def move(request, pk):
         if not request.htmx:
             messages.error(request, str(error))
             return redirect("games:match", pk=pk)
-        return _render_table(
-            request, access.match_for_viewer(pk), error=str(error), shown_status=PLAYING
+        # The refusal is said in the page's messages (the fragment's #messages, out of band)
+        # beside the table as it is now; the event tells static/js/live.js to put the member's
+        # choices back where the new table still offers them.
+        response = _render_table(
+            request,
+            access.match_to_show(pk, request.user),
+            error=str(error),
+            shown_status=PLAYING,
         )
+        return trigger_client_event(response, "cardclub:moveRefused")
     if not request.htmx:
         return redirect("games:match", pk=pk)
     # The match and the state as the move left them, seats included: nothing to read again.
-    # (A move is made from a page of a match being played.)
+    # (A move is made from a page of a match being played.) Kept as committed for the other
+    # pages, which the push sends to fetch this version: unless the move ended the match,
+    # whose end others write to its seats (ratings) after the move.
+    if result.match.status == Match.Status.PLAYING:
+        versions.keep(result.match)
     return _render_table(request, result.match, state=result.state, shown_status=PLAYING)
 
 
 @require_POST
 def resign(request, pk):
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     try:
         actions.resign(match.pk, request.user)
     except actions.ActionError as error:
@@ -402,7 +419,7 @@ def resign(request, pk):
 @private_no_store
 @require_GET
 def replay(request, pk):
-    match = access.finished_match_for_replay(pk)
+    match = access.finished_match_for_replay(pk, request.user)
     app = registry.get(match.game)
     engine = app.engine
     records = list(match.moves.order_by("seq").values_list("seat", "code"))
@@ -415,16 +432,17 @@ def replay(request, pk):
     data = engine.dump(state)
     view = engine.view(state, None)
     seats = list(match.seats.all())
+    facts = public_facts(match, seats)
     context = {
-        "match": match,
-        "seats": seats,
+        "match": facts,
+        "seats": facts.seats,
         "log": match_log(match, seats=seats, records=records),
         "step_links": True,
         "step": step,
         "total": len(records),
         "view": view,
         "moves": [],
-        "hands": [(seat, data["hands"][seat.index]) for seat in seats],
+        "hands": [(seat, data["hands"][seat.index]) for seat in facts.seats],
         "game_template": app.template("table.html"),
         "card_template": app.template("card.html"),
         "last_lines": describe_events(app.present, view["last_moves"], seat_names(seats)),
@@ -445,7 +463,7 @@ def export(request, pk):
     Only once the match is over, like the replay: while it is being played the seed would
     deal every hidden card.
     """
-    match = access.finished_match_for_replay(pk)
+    match = access.finished_match_for_replay(pk, request.user)
     response = JsonResponse(match.export(), json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
     return response
@@ -458,10 +476,11 @@ def game_log(request, pk):
 
     The table's "Game log" fetches this when it is opened (htmx), and links to it without JS.
     """
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
+    seats = list(match.seats.all())
     context = {
-        "match": match,
-        "log": match_log(match) if match.state is not None else [],
+        "match": public_facts(match, seats),
+        "log": match_log(match, seats=seats) if match.state is not None else [],
         "card_template": registry.get(match.game).template("card.html"),
     }
     template = "games/log.html#log" if request.htmx else "games/log.html"

@@ -79,6 +79,9 @@ def empty_cache(request):
 
         for cache in caches.all(initialized_only=True):
             cache.clear()
+        from games import versions  # the matches kept in this process, per version
+
+        versions.forget_all()
 
 
 @pytest.fixture(autouse=True)

@@ -22,16 +22,22 @@ from django.db import connection
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def free_port(low: int = 8400, high: int = 8499) -> int:
-    """A free port in this project's range (tests on a shared machine keep to it)."""
-    for port in range(low, high + 1):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {low}-{high}")
+def bound_socket(port: int | None = None, low: int = 8400, high: int = 8499) -> socket.socket:
+    """A listening socket on ``port``, or on the first free port of this project's range, for a
+    server process to inherit: held from the moment it is found, so that no other process on
+    the shared machine can take the port between finding it and the server binding it."""
+    for candidate in [port] if port else range(low, high + 1):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", candidate))
+        except OSError:
+            sock.close()
+            continue
+        sock.listen(128)
+        sock.set_inheritable(True)
+        return sock
+    raise RuntimeError(f"port {port} is taken" if port else f"no free port in {low}-{high}")
 
 
 def database_env() -> dict[str, str]:
@@ -62,7 +68,10 @@ class AppServer:
 
 
 def start_app_server(env: dict[str, str] | None = None, port: int | None = None, workers: int = 1):
-    port = port or free_port()
+    """uvicorn on ``port`` (by default a free one), on a socket bound here and inherited (never
+    a port that another test's server could take first: it would answer in its place)."""
+    listening = bound_socket(port)
+    port = listening.getsockname()[1]
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"cardclub-uvicorn-{port}.log"
     full_env = {
         **os.environ,
@@ -82,8 +91,8 @@ def start_app_server(env: dict[str, str] | None = None, port: int | None = None,
         "cardclub.asgi:application",
         "--host",
         "127.0.0.1",
-        "--port",
-        str(port),
+        "--fd",
+        str(listening.fileno()),
         "--lifespan",
         "off",
         # As manage.py runclub serves.
@@ -96,18 +105,34 @@ def start_app_server(env: dict[str, str] | None = None, port: int | None = None,
         "--workers",
         str(workers),
     ]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=ROOT, env=full_env, stdout=out, stderr=out)
+    with open(log, "wb") as out, listening:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=full_env,
+            stdout=out,
+            stderr=out,
+            pass_fds=[listening.fileno()],
+        )
     server = AppServer(port, process, log)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"uvicorn exited: {log.read_text()[-2000:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+        # The socket accepts connections from the start (it is bound here): the server is up
+        # once it answers one.
+        if _answers_http(port):
             return server
         time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"uvicorn did not start on {port}: {log.read_text()[-2000:]}")
+
+
+def _answers_http(port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 2) as sock:
+        sock.sendall(b"HEAD /static/css/club.css HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        return sock.recv(12).startswith(b"HTTP/")
+    return False
 
 
 def session_cookie(user) -> dict[str, str]:

@@ -41,15 +41,34 @@ class ProfileForm(forms.ModelForm):
         help_text=_("A short chime on the table's page when a move makes it your turn."),
     )
 
+    refuse_challenges = forms.BooleanField(
+        label=_("Refuse challenges"),
+        required=False,
+        help_text=_("Nobody can challenge me to a game; I still join tables and play again."),
+    )
+
+    hide_presence = forms.BooleanField(
+        label=_("Hide that I am online"),
+        required=False,
+        help_text=_(
+            "Others do not see me in the lobby's list of who is online, nor when I was last seen."
+        ),
+    )
+
+    #: The member's preferences this form edits, beside the user's own fields.
+    PREFERENCES = ("turn_sound", "refuse_challenges", "hide_presence")
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["turn_sound"].initial = Preferences.turn_sound_for(self.instance)
+        prefs = Preferences.objects.filter(user_id=self.instance.pk).first()
+        for name in self.PREFERENCES:
+            self.fields[name].initial = bool(prefs and getattr(prefs, name))
 
     def save(self, commit=True):
         user = super().save(commit=commit)
         if commit:
             Preferences.objects.update_or_create(
-                user=user, defaults={"turn_sound": self.cleaned_data["turn_sound"]}
+                user=user, defaults={name: self.cleaned_data[name] for name in self.PREFERENCES}
             )
         return user
 

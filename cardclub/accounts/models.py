@@ -16,6 +16,18 @@ class Preferences(models.Model):
         default=False,
         help_text=_("A short chime on the table's page when a move makes it your turn."),
     )
+    refuse_challenges = models.BooleanField(
+        _("refuse challenges"),
+        default=False,
+        help_text=_("Nobody can challenge me to a game; I still join tables and play again."),
+    )
+    hide_presence = models.BooleanField(
+        _("hide that I am online"),
+        default=False,
+        help_text=_(
+            "Others do not see me in the lobby's list of who is online, nor when I was last seen."
+        ),
+    )
     # Kept by cardclub.notifications.middleware (at most once every few minutes): whether the
     # member is around decides if a "your turn" needs an e-mail, and the language they use the
     # site in is the one their e-mails speak unless they chose another.
@@ -30,6 +42,10 @@ class Preferences(models.Model):
     class Meta:
         verbose_name = _("preferences")
         verbose_name_plural = _("preferences")
+        indexes = [
+            # Who is online: the members seen within the last few minutes (cardclub/social).
+            models.Index(fields=["last_seen"], name="preferences_last_seen"),
+        ]
 
     def __str__(self) -> str:
         return str(self.user)
@@ -44,3 +60,7 @@ class Preferences(models.Model):
         if not getattr(user, "is_authenticated", False):
             return False
         return bool(cls.objects.filter(user=user, turn_sound=True).exists())
+
+    @classmethod
+    def refuses_challenges(cls, user) -> bool:
+        return cls.objects.filter(user=user, refuse_challenges=True).exists()

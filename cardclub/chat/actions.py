@@ -32,7 +32,9 @@ def may_write(match: Match, user) -> bool:
     prefetched, as the match page has them."""
     if not user.is_authenticated or match.status == Match.Status.ABANDONED:
         return False
-    return any(seat.user_id == user.pk for seat in match.seats.all())
+    # A Match, or the public facts the match page has (games.present.PublicMatch): both
+    # answer seat_of.
+    return match.seat_of(user) is not None
 
 
 def _too_fast(match_id: int, user, now) -> str | None:

@@ -44,7 +44,7 @@ class MessageAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description=_("Hide the selected messages"))
+    @admin.action(description=_("Hide the selected messages"), permissions=["change"])
     def hide(self, request, queryset):
         count = actions.hide_messages(list(queryset), by=request.user)
         self.message_user(
@@ -53,7 +53,7 @@ class MessageAdmin(admin.ModelAdmin):
             messages.SUCCESS,
         )
 
-    @admin.action(description=_("Show the selected messages again"))
+    @admin.action(description=_("Show the selected messages again"), permissions=["change"])
     def show(self, request, queryset):
         count = actions.show_messages(list(queryset))
         self.message_user(

@@ -27,7 +27,7 @@ def chat_context(match: Match, user, form: MessageForm | None = None, focus: boo
     """What the chat shows this reader: the table's latest messages, each hidden one shown to its
     author as hidden and to everyone else as a bare line; the form for seated members."""
     shown = list(
-        Message.objects.filter(match=match)
+        Message.objects.filter(match_id=match.pk)
         .select_related("author")
         .order_by("-created_at", "-pk")[: settings.CHAT_SHOWN]
     )
@@ -53,7 +53,7 @@ def chat_context(match: Match, user, form: MessageForm | None = None, focus: boo
 @require_GET
 def fragment(request, pk):
     """The list of messages alone, for the page's live refresh (push or slow poll)."""
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     return TemplateResponse(request, "chat/chat.html#chat-list", chat_context(match, request.user))
 
 
@@ -62,7 +62,7 @@ def fragment(request, pk):
 def post(request, pk):
     """Post a message: htmx gets the chat back (with the form's error, if any); a plain form
     goes back to the table, the error as a message."""
-    match = access.match_for_viewer(pk)
+    match = access.match_for_viewer(pk, request.user)
     if all(seat.user_id != request.user.pk for seat in match.seats.all()):
         raise PermissionDenied(_("Only the members seated at this table may write in its chat."))
     form = MessageForm(request.POST)

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from .models import (
+    Bye,
     Fixture,
     FixtureSeat,
     League,
@@ -16,6 +17,8 @@ from .models import (
     Round,
     Season,
     SeasonPlayer,
+    Tie,
+    promote_and_relegate,
 )
 
 
@@ -29,6 +32,9 @@ class SeasonPlayerInline(admin.TabularInline):
     model = SeasonPlayer
     extra = 1
     autocomplete_fields = ["user"]
+    fields = ["user", "seed"]
+    # Empty seeds are given by rating when a Swiss or a cup starts, after any given by hand;
+    # the pairings and the bracket read them from then on.
 
 
 def _each(modeladmin, request, queryset, method, done_message):
@@ -41,22 +47,62 @@ def _each(modeladmin, request, queryset, method, done_message):
             modeladmin.message_user(request, f"{obj}: {done_message}", messages.SUCCESS)
 
 
+# The permission of the actions that write league results (fixtures, rounds, forfeits): "Can
+# manage league results", declared on Season. Django offers an action, and runs a posted one,
+# only when every name in its ``permissions`` has a ``has_<name>_permission`` saying yes.
+MANAGE_RESULTS = "manage_league_results"
+
+
+class ManagesLeagueResults:
+    """For admins with actions declared ``permissions=[MANAGE_RESULTS]``."""
+
+    def has_manage_league_results_permission(self, request) -> bool:
+        return request.user.has_perm(f"{Season._meta.app_label}.{MANAGE_RESULTS}")
+
+
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):
-    list_display = ["name", "league", "format", "status", "current_round", "starts_on"]
+class SeasonAdmin(ManagesLeagueResults, admin.ModelAdmin):
+    list_display = ["name", "league", "division", "format", "status", "current_round", "starts_on"]
     list_filter = ["status", "league"]
     inlines = [SeasonPlayerInline]
-    actions = ["generate_fixtures", "next_round", "close_season"]
+    actions = ["generate_fixtures", "next_round", "close_season", "promote_and_relegate"]
 
-    @admin.action(description=_("Generate fixtures (once) and start the season"))
+    @admin.action(
+        description=_("Generate fixtures (once) and start the season"),
+        permissions=[MANAGE_RESULTS],
+    )
     def generate_fixtures(self, request, queryset):
         _each(self, request, queryset, Season.generate_fixtures, _("fixtures generated."))
 
-    @admin.action(description=_("Move to the next round"))
+    @admin.action(
+        description=_("Move to the next round (a Swiss: pair it from the standings)"),
+        permissions=[MANAGE_RESULTS],
+    )
     def next_round(self, request, queryset):
         _each(self, request, queryset, Season.next_round, _("moved to the next round."))
 
-    @admin.action(description=_("Close the season"))
+    @admin.action(
+        description=_("Promote and relegate into next season's divisions"),
+        permissions=["change"],
+    )
+    def promote_and_relegate(self, request, queryset):
+        # The divisions of each season chosen, one league's season at a time.
+        groups: dict[tuple, list] = {}
+        for season in queryset.select_related("league"):
+            if season.division is None:
+                self.message_user(request, f"{season}: {_('not a division.')}", messages.ERROR)
+            else:
+                groups.setdefault((season.league_id, season.name), []).append(season)
+        for seasons in groups.values():
+            try:
+                targets = promote_and_relegate(seasons)
+            except LeagueError as error:
+                self.message_user(request, f"{seasons[0].name}: {error}", messages.ERROR)
+            else:
+                names = ", ".join(str(t) for t in targets)
+                self.message_user(request, _("Members carried into: %(names)s.") % {"names": names})
+
+    @admin.action(description=_("Close the season"), permissions=["change"])
     def close_season(self, request, queryset):
         _each(self, request, queryset, Season.close, _("closed."))
 
@@ -96,7 +142,7 @@ class OverdueFilter(admin.SimpleListFilter):
 
 
 @admin.register(Fixture)
-class FixtureAdmin(admin.ModelAdmin):
+class FixtureAdmin(ManagesLeagueResults, admin.ModelAdmin):
     list_display = ["__str__", "round", "table", "status", "deadline", "match"]
     list_filter = [OverdueFilter, "status", "round__season"]
     readonly_fields = ["round", "table", "match", "status", "result_at", "deadline"]
@@ -128,23 +174,28 @@ class FixtureAdmin(admin.ModelAdmin):
                 messages.SUCCESS,
             )
 
-    @admin.action(description=_("Forfeit: the first seat loses"))
+    @admin.action(description=_("Forfeit: the first seat loses"), permissions=[MANAGE_RESULTS])
     def forfeit_first(self, request, queryset):
         self._forfeit(request, queryset, lambda f: {0})
 
-    @admin.action(description=_("Forfeit: the second seat loses"))
+    @admin.action(description=_("Forfeit: the second seat loses"), permissions=[MANAGE_RESULTS])
     def forfeit_second(self, request, queryset):
         self._forfeit(request, queryset, lambda f: {1})
 
-    @admin.action(description=_("Double forfeit: every seat loses"))
+    @admin.action(description=_("Double forfeit: every seat loses"), permissions=[MANAGE_RESULTS])
     def forfeit_all(self, request, queryset):
         self._forfeit(request, queryset, lambda f: {s.index for s in f.seats.all()})
 
-    @admin.action(description=_("Forfeit: whoever is holding the fixture up loses"))
+    @admin.action(
+        description=_("Forfeit: whoever is holding the fixture up loses"),
+        permissions=[MANAGE_RESULTS],
+    )
     def forfeit_holding_up(self, request, queryset):
         self._forfeit(request, queryset, Fixture.holding_up)
 
-    @admin.action(description=_("Extend the deadline by the season's round length"))
+    @admin.action(
+        description=_("Extend the deadline by the season's round length"), permissions=["change"]
+    )
     def extend_deadline(self, request, queryset):
         for fixture in queryset.select_related("round__season"):
             fixture.extend_deadline(fixture.round.season.round_days, by=request.user)
@@ -158,6 +209,64 @@ class RoundAdmin(admin.ModelAdmin):
     # Rounds are made with the season's fixtures; only their times are the admin's to move.
     readonly_fields = ["season", "number"]
     list_filter = ["season"]
+
+
+@admin.register(SeasonPlayer)
+class SeasonPlayerAdmin(ManagesLeagueResults, admin.ModelAdmin):
+    """Who plays in which season; where the admin withdraws a member by the season's rule."""
+
+    list_display = ["user", "season", "seed", "joined_at", "withdrawn_at", "withdrawal"]
+    list_filter = ["season"]
+    search_fields = ["user__username"]
+    autocomplete_fields = ["user"]
+    readonly_fields = ["seed", "withdrawn_at", "withdrawal"]
+    actions = ["withdraw"]
+
+    @admin.action(
+        description=_("Withdraw: by the season's rule (forfeit the rest, or void every result)"),
+        permissions=[MANAGE_RESULTS],
+    )
+    def withdraw(self, request, queryset):
+        for player in queryset.select_related("season", "user"):
+            try:
+                player.season.withdraw(player.user, by=request.user)
+            except LeagueError as error:
+                self.message_user(request, f"{player}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{player}: {_('withdrawn.')}", messages.SUCCESS)
+
+
+@admin.register(Tie)
+class TieAdmin(admin.ModelAdmin):
+    """A cup's ties move on with their games' results; the admin reads them here."""
+
+    list_display = ["__str__", "season", "first", "first_wins", "second_wins", "second", "winner"]
+    list_filter = ["season"]
+    readonly_fields = [
+        "season",
+        "round",
+        "slot",
+        "first",
+        "second",
+        "first_wins",
+        "second_wins",
+        "winner",
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Bye)
+class ByeAdmin(admin.ModelAdmin):
+    """Byes are given by the pairing; the admin reads them here."""
+
+    list_display = ["round", "user", "points"]
+    list_filter = ["season"]
+    readonly_fields = ["season", "round", "user", "points"]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(ResultChange)

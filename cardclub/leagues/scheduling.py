@@ -164,3 +164,58 @@ def _greedy_tables(playing: list, size: int, met: Counter, cost) -> list[list]:
                         tables[i], tables[j] = a2, b2
                         improved = True
     return tables
+
+
+def swiss_tables(
+    order: Sequence[Player],
+    size: int,
+    met: Counter,
+    sat_out: Counter,
+    first_seats: Counter,
+    last_out: set | None = None,
+) -> TableRound:
+    """One round of a Swiss of tables: ``order`` is the standings (best first). The remainder
+    that cannot fill a table sit out, from the bottom among those who sat out least (not the
+    same as last round when it can be helped); the others sit ``size`` to a table in standings
+    order, so members with similar points play together, then members swap with the next
+    table while that means fewer repeated table-mates (a repeat costs more than any spread of
+    places)."""
+    order = list(order)
+    last_out = last_out or set()
+    out_count = len(order) % size
+    bottom_first = list(reversed(order))
+    sitting_out = sorted(
+        bottom_first, key=lambda p: (sat_out[p], p in last_out, bottom_first.index(p))
+    )[:out_count]
+    playing = [p for p in order if p not in sitting_out]
+    place = {p: i for i, p in enumerate(playing)}
+    tables = [playing[i : i + size] for i in range(0, len(playing), size)]
+
+    def cost(table) -> int:
+        repeats = sum(met[frozenset(pair)] ** 2 for pair in combinations(table, 2))
+        spread = max(place[p] for p in table) - min(place[p] for p in table)
+        return repeats * len(playing) * 4 + spread
+
+    improved, passes = True, 0
+    while improved and passes < 20:
+        improved, passes = False, passes + 1
+        for i in range(len(tables) - 1):
+            for step in (1, 2):
+                j = i + step
+                if j >= len(tables):
+                    continue
+                for x in range(size):
+                    for y in range(size):
+                        a, b = tables[i], tables[j]
+                        a2 = a[:x] + [b[y]] + a[x + 1 :]
+                        b2 = b[:y] + [a[x]] + b[y + 1 :]
+                        if cost(a2) + cost(b2) < cost(a) + cost(b):
+                            tables[i], tables[j] = a2, b2
+                            improved = True
+    seated = []
+    for table in tables:
+        table.sort(key=place.__getitem__)
+        first = min(table, key=lambda p: (first_seats[p], place[p]))
+        start = table.index(first)
+        seated.append(tuple(table[start:] + table[:start]))
+    return TableRound(tables=seated, sitting_out=sitting_out)

@@ -15,13 +15,16 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from .results import outcome, places_of_fixture, places_of_match
+
 
 class Kind(models.TextChoices):
     YOUR_TURN = "your_turn", _("It is my turn")
     NEW_FIXTURE = "new_fixture", _("A new league fixture")
     DEADLINE_SOON = "deadline_soon", _("A deadline within 24 hours")
-    RESULT = "result", _("A fixture's result")
+    RESULT = "result", _("A result: a fixture's, or a match won on time")
     FORFEIT = "forfeit", _("A forfeit or a loss on time")
+    CHALLENGE = "challenge", _("A challenge to a game, or the answer to mine")
 
 
 class Choice(models.TextChoices):
@@ -38,6 +41,7 @@ DEFAULT_CHOICES = {
     Kind.DEADLINE_SOON: Choice.EMAIL,
     Kind.RESULT: Choice.EMAIL,
     Kind.FORFEIT: Choice.EMAIL,
+    Kind.CHALLENGE: Choice.EMAIL,
 }
 
 
@@ -83,7 +87,17 @@ class NotificationQuerySet(models.QuerySet):
         return self.filter(read_at__isnull=True)
 
     def for_list(self):
-        return self.select_related("match__variant", "fixture__round__season__league")
+        # The seats say who won (see results.py): read for the whole list at once.
+        return self.select_related(
+            "match__variant",
+            "fixture__round__season__league",
+            "fixture__match",
+            "challenge__challenger",
+            "challenge__challenged",
+            "challenge__variant",
+        ).prefetch_related(
+            "match__seats__user", "fixture__seats__user", "fixture__match__seats__user"
+        )
 
 
 class Notification(models.Model):
@@ -109,6 +123,14 @@ class Notification(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("fixture"),
+    )
+    challenge = models.ForeignKey(
+        "social.Challenge",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("challenge"),
     )
     created_at = models.DateTimeField(_("when"), default=timezone.now, db_index=True)
     read_at = models.DateTimeField(_("read"), null=True, blank=True)
@@ -139,6 +161,8 @@ class Notification(models.Model):
     def target_url(self) -> str:
         """Where the notification leads: its match when there is one, else its fixture's season
         page (a fixture has no page of its own), else the list."""
+        if self.challenge_id is not None:
+            return self.challenge.get_absolute_url()
         if self.match_id is not None:
             return self.match.get_absolute_url()
         if self.fixture_id is not None:
@@ -166,10 +190,33 @@ class Notification(models.Model):
         if kind == Kind.DEADLINE_SOON and match is not None:
             return gettext("Your move in %(game)s #%(number)d is due within 24 hours.") % names
         if kind == Kind.RESULT and fixture is not None:
-            return gettext("The result of your fixture in %(season)s is in.") % names
+            said = outcome(places_of_fixture(fixture), self.user_id)
+            return " ".join(
+                [gettext("The result of your fixture in %(season)s is in.") % names, said]
+            ).strip()
+        if kind == Kind.RESULT and match is not None:
+            said = outcome(places_of_match(match.seats.all()), self.user_id)
+            return f"{gettext('%(game)s #%(number)d is over.') % names} {said}".strip()
         if kind == Kind.FORFEIT and fixture is not None:
             return gettext("You lost your fixture in %(season)s by forfeit.") % names
         if kind == Kind.FORFEIT and match is not None:
             return gettext("You lost %(game)s #%(number)d on time.") % names
+        if kind == Kind.CHALLENGE and self.challenge is not None:
+            return challenge_text(self.challenge, self.user_id)
         # The match or fixture was deleted since: say what kind of news it was.
         return str(self.get_kind_display())
+
+
+def challenge_text(challenge, reader_id: int) -> str:
+    """A challenge as its challenged member reads it, or its answer as the challenger does."""
+    names = {
+        "game": challenge.variant.get_game_display(),
+        "rules": challenge.variant.name,
+    }
+    if reader_id == challenge.challenged_id:
+        names["name"] = challenge.challenger.get_username()
+        return gettext("%(name)s challenges you to %(game)s (%(rules)s).") % names
+    names["name"] = challenge.challenged.get_username()
+    if challenge.status == challenge.Status.ACCEPTED:
+        return gettext("%(name)s accepted your challenge to %(game)s.") % names
+    return gettext("%(name)s declined your challenge to %(game)s.") % names

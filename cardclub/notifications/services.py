@@ -37,11 +37,12 @@ def notify(
     *,
     match=None,
     fixture=None,
+    challenge=None,
     email: bool = True,
     once: bool = False,
     since=None,
 ) -> Notification | None:
-    """Tell ``user`` about ``kind`` concerning ``match`` and/or ``fixture``, as they chose:
+    """Tell ``user`` about ``kind`` concerning ``match``, ``fixture`` or ``challenge``, as they chose:
     nothing when off, the in-site list, or the list and an e-mail (sent by the worker).
 
     ``email=False`` keeps it to the list this time (a member seen on the site moments ago needs
@@ -60,12 +61,16 @@ def notify(
     if choice == Choice.OFF:
         return None
     if once or since is not None:
-        earlier = Notification.objects.filter(user=user, kind=kind, match=match, fixture=fixture)
+        earlier = Notification.objects.filter(
+            user=user, kind=kind, match=match, fixture=fixture, challenge=challenge
+        )
         if since is not None:
             earlier = earlier.filter(created_at__gt=since)
         if earlier.exists():
             return None
-    notification = Notification.objects.create(user=user, kind=kind, match=match, fixture=fixture)
+    notification = Notification.objects.create(
+        user=user, kind=kind, match=match, fixture=fixture, challenge=challenge
+    )
     ring(user.pk)
     if choice == Choice.EMAIL and email:
         _queue_emails([notification.pk])

@@ -245,7 +245,8 @@ def notify_result(change_id: int) -> int:
 
 @task()
 def notify_lost_on_time(match_id: int, user_ids: list[int]) -> int:
-    """The members who lost ``match_id`` on time hear it, once (run twice, told once)."""
+    """The members who lost ``match_id`` on time hear it, and so do its winners when that ended
+    it, each once (run twice, told once)."""
     from django.contrib.auth import get_user_model
 
     from games.models import Match
@@ -258,4 +259,12 @@ def notify_lost_on_time(match_id: int, user_ids: list[int]) -> int:
         with transaction.atomic():
             if notify(user, Kind.FORFEIT, match=match, once=True):
                 count += 1
+    # The winners of a match the time-out ended hear it too; a league fixture's result tells
+    # every member already (notify_result), in the same words.
+    if match.status == Match.Status.FINISHED and not match.for_fixture:
+        winners = match.seats.filter(rank=1, timed_out=False, user__isnull=False)
+        for seat in winners.select_related("user"):
+            with transaction.atomic():
+                if notify(seat.user, Kind.RESULT, match=match, once=True):
+                    count += 1
     return count

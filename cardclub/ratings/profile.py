@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import F, FilteredRelation, Q
 from django.db.models.lookups import Exact
-from django.utils.formats import get_format
+from django.utils import timezone
+from django.utils.formats import date_format, get_format
+from django.utils.translation import pgettext
 
 from cardclub.http import pk_url_maker
 from games import registry
@@ -24,29 +26,41 @@ from .present import decimal_maker, member_url_maker, short_date_maker
 RECENT_MATCHES = 10
 RIVALS = 6
 
-CHART_WIDTH = 600
-CHART_HEIGHT = 160
-CHART_PAD_LEFT = 44
-CHART_PAD_RIGHT = 8
-CHART_PAD_Y = 12
-# The chart is drawn 300 to 600 pixels wide: more points would only make the SVG heavy and the
+# The chart's frame, in the units of its viewBox. It is drawn at the width of its card (about
+# 300 to 400 pixels) with its proportions kept, so its labels keep about the size they are
+# given here (13 units: 11 to 14 pixels), where a wider frame squeezed to a phone made them 7.
+CHART_WIDTH = 360
+CHART_HEIGHT = 200
+CHART_PAD_LEFT = 40
+CHART_PAD_RIGHT = 14
+CHART_PAD_TOP = 24  # room for the current rating's label
+CHART_PAD_BOTTOM = 30  # room for the dates
+# The chart is drawn from at most this many points: more would only make the SVG heavy and the
 # query long, so a long history is charted from evenly spaced games (and always the latest).
 CHART_MAX_POINTS = 150
+DATE_TICKS = 4
 
 
 @dataclass
 class Chart:
-    """An SVG line chart, every number already written as text for the viewBox."""
+    """An SVG line chart, every number already written as text for the viewBox, and the same
+    points as rows for the table beside it."""
 
     points: str
     last_x: str
     last_y: str
     ticks: list[tuple[str, str]]  # (y in the viewBox, the rating it marks, localised)
     games: int
+    # (x in the viewBox, the date of the game there, its text-anchor): the time axis.
+    dates: list[tuple[str, str, str]] = field(default_factory=list)
+    current: str = ""  # the rating now, as the card writes it, marked beside the last point
+    current_y: str = ""
+    rows: list[tuple[int, str, str]] = field(default_factory=list)  # (game, date, rating)
     width: int = CHART_WIDTH
     height: int = CHART_HEIGHT
     left: int = CHART_PAD_LEFT
     right: int = CHART_WIDTH - CHART_PAD_RIGHT
+    bottom: int = CHART_HEIGHT - CHART_PAD_BOTTOM
 
 
 def _nice_step(span: float) -> float:
@@ -61,11 +75,21 @@ def chart_step(games: int, limit: int = CHART_MAX_POINTS) -> int:
     return max(1, math.ceil(games / limit))
 
 
-def rating_chart(points: list[tuple[int, float]]) -> Chart | None:
+def _date_ticks(numbers: list[int], count: int = DATE_TICKS) -> list[int]:
+    """Up to ``count`` of the plotted games, evenly spread from the first to the latest."""
+    if len(numbers) <= count:
+        return numbers
+    return sorted({numbers[round(i * (len(numbers) - 1) / (count - 1))] for i in range(count)})
+
+
+def rating_chart(points: list[tuple[int, float]], dates: dict | None = None) -> Chart | None:
     """``points`` are (rated game number, rating after it), starting with (0, the rating before
-    the first game); drawn as a polyline in a fixed viewBox with a few labelled grid lines."""
+    the first game); drawn as a polyline in a fixed viewBox with a few labelled grid lines, the
+    games along the bottom with the dates they were played (``dates``: game number -> when)
+    and the current rating marked at the end."""
     if len(points) < 2:
         return None
+    dates = dates or {}
     values = [value for _number, value in points]
     low, high = min(values), max(values)
     step = _nice_step(high - low or 1.0)
@@ -74,14 +98,14 @@ def rating_chart(points: list[tuple[int, float]]) -> Chart | None:
     if high == low:
         high = low + step
     inner_w = CHART_WIDTH - CHART_PAD_LEFT - CHART_PAD_RIGHT
-    inner_h = CHART_HEIGHT - 2 * CHART_PAD_Y
+    inner_h = CHART_HEIGHT - CHART_PAD_TOP - CHART_PAD_BOTTOM
     games = points[-1][0]
 
     def x(number: int) -> float:
         return CHART_PAD_LEFT + inner_w * number / games
 
     def y(value: float) -> float:
-        return CHART_PAD_Y + inner_h * (high - value) / (high - low)
+        return CHART_PAD_TOP + inner_h * (high - value) / (high - low)
 
     separator = get_format("DECIMAL_SEPARATOR")
     ticks = []
@@ -90,12 +114,28 @@ def rating_chart(points: list[tuple[int, float]]) -> Chart | None:
         label = f"{round(tick, 2) + 0.0:.2f}".rstrip("0").rstrip(".")
         ticks.append((f"{y(tick):.1f}", label.replace(".", separator)))
         tick += step
+    decimal, short_date = decimal_maker(1), short_date_maker()
+    played = [number for number, _value in points if number in dates]
+    # A day and a short month, as each language writes them ("3 Nov", "3 nov").
+    day_format = pgettext("a date on the rating chart's time axis", "j M")
+    axis = []
+    for number in _date_ticks(played):
+        # The first date starts at its game and the last ends at its own, inside the frame.
+        anchor = "end" if number == games else "start" if number == played[0] else "middle"
+        day = timezone.localdate(dates[number])
+        axis.append((f"{x(number):.1f}", date_format(day, day_format), anchor))
+    last_y = y(values[-1])
     return Chart(
         points=" ".join(f"{x(n):.1f},{y(v):.1f}" for n, v in points),
         last_x=f"{x(games):.1f}",
-        last_y=f"{y(values[-1]):.1f}",
+        last_y=f"{last_y:.1f}",
         ticks=ticks,
         games=games,
+        dates=axis,
+        current=decimal(values[-1]),
+        # Above the point, or below it when the point is at the top of the frame.
+        current_y=f"{last_y - 10 if last_y - 10 > 14 else last_y + 20:.1f}",
+        rows=[(n, short_date(dates.get(n)), decimal(v)) for n, v in points if n],
     )
 
 
@@ -146,14 +186,16 @@ def _charts(ratings: list[Rating]) -> dict[str, Chart | None]:
         # index answer the whole filter: the table is read for the plotted rows alone.
         MatchResult.objects.filter(wanted, user_id=ratings[0].user_id)
         .order_by("game", "game_number")
-        .values_list("game", "game_number", "ordinal_before", "ordinal_after")
+        .values_list("game", "game_number", "ordinal_before", "ordinal_after", "finished_at")
     )
     points: dict[str, list[tuple[int, float]]] = {}
-    for game, number, before, after in rows:
+    dates: dict[str, dict[int, object]] = {}
+    for game, number, before, after, finished_at in rows:
         if number == 1:
             points.setdefault(game, []).append((0, before))
         points.setdefault(game, []).append((number, after))
-    return {game: rating_chart(game_points) for game, game_points in points.items()}
+        dates.setdefault(game, {})[number] = finished_at
+    return {game: rating_chart(game_points, dates[game]) for game, game_points in points.items()}
 
 
 def _recent(person) -> list[RecentMatch]:

@@ -44,7 +44,10 @@ hundred simulated plies per move (whole-hand playouts with a cheaper policy did 
 either). Four cards (in two-player play: the move, the reply, the bot's next card and the reply
 to it) cover what the easy policy cannot see, its own follow-up and the exact reply of a
 concrete hand. Measured on duplicate hands against easy at the same cost, four cards gained
-about 0.45 points a hand, two or six cards about as much, whole-hand playouts nothing.
+about 0.45 points a hand, two or six cards about as much, whole-hand playouts nothing. Near the
+hand's end it is the other way round (issue 35): once ``HARD_ENDGAME`` cards or fewer are left
+to play (the last deal), a rollout plays them all, as the few unseen cards leave little luck
+and the hand's points, the table left to the last capturer included, are then exact.
 
 All candidates share the same sampled deals (common random numbers), so their differences are
 not drowned in the luck of the deal. Candidates are the easy policy's best few moves, in its
@@ -62,6 +65,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from games.bot_search import without_gc
 from games.escoba import engine
 
 LEVELS = ("easy", "hard")
@@ -97,9 +101,12 @@ WORTH: dict[str, float] = {card: _worth(card) for card in engine.DECK}
 # safety net against a pathological position or a machine many times slower than usual: far
 # above the ~130 ms (p95) the work takes on an idle core, it never decides a normal move.
 HARD_DEADLINE = 5.0  # seconds
-HARD_WORK = 4500  # engine.apply calls per move, rollouts included (~130 ms CPU p95)
+HARD_WORK = 6000  # engine.apply calls per move, rollouts included (~170 ms CPU p95)
 HARD_CANDIDATES = 6  # the easy policy's best moves that the search compares
 HARD_HORIZON = 4  # cards played in a rollout, the candidate included
+# Cards left to play in the hand (hands and deck) at or below which a rollout plays the hand
+# to its end instead (the last deals: see the module docstring).
+HARD_ENDGAME = 8
 LEAF_THREAT = 0.7  # share of the best capture the seat to move holds, counted at the leaf
 
 
@@ -403,6 +410,8 @@ def _hard(
     seat = view["seat"]
     my_side = view["side_of"][seat]
     totals = [0.0] * len(candidates)
+    left = sum(view["hand_sizes"]) + view["deck_size"]
+    horizon = left if left <= HARD_ENDGAME else HARD_HORIZON
     work = [0]
     while work[0] < max_work:
         sample = engine.sample_state(view, rng)
@@ -412,7 +421,7 @@ def _hard(
                 break
             after = engine.apply(sample, seat, move)
             work[0] += 1
-            values.append(_rollout(after, my_side, HARD_HORIZON - 1, work))
+            values.append(_rollout(after, my_side, horizon - 1, work))
         else:
             # Only whole deals count, so that every candidate is judged on the same deals.
             for i, value in enumerate(values):
@@ -457,4 +466,5 @@ def choose(
         return moves[_easy_ranked(view, moves)[0]]
     start = time.perf_counter()
     deadline = start + (HARD_DEADLINE if budget is None else budget)
-    return _hard(view, moves, rng, deadline, HARD_WORK if work is None else work)
+    with without_gc():
+        return _hard(view, moves, rng, deadline, HARD_WORK if work is None else work)

@@ -7,24 +7,38 @@ import functools
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from django.utils.text import get_text_list
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
 from games.contract import Presentation
 from games.present import move_line
 
+# A Spanish card's name is a whole phrase per rank, so each language words it as it must:
+# Spanish gives each rank its own article ("la sota", "el caballo", "el as", "el 4"), English
+# names the cards and suits in English ("the knight of cups", "the 4 of coins"). "name" labels
+# a card on its own (a heading, a screen reader's name); "the" is the same card inside a
+# sentence, article included, so that no sentence puts an article of its own before a card.
 SUITS = {
-    "o": gettext_noop("oros"),
-    "c": gettext_noop("copas"),
-    "e": gettext_noop("espadas"),
-    "b": gettext_noop("bastos"),
+    "o": gettext_noop("coins"),
+    "c": gettext_noop("cups"),
+    "e": gettext_noop("swords"),
+    "b": gettext_noop("clubs"),
 }
-RANKS = {
-    1: gettext_noop("As"),
-    8: gettext_noop("Sota"),
-    9: gettext_noop("Caballo"),
-    10: gettext_noop("Rey"),
+NAMES = {
+    1: gettext_noop("Ace of %(suit)s"),
+    8: gettext_noop("Jack of %(suit)s"),
+    9: gettext_noop("Knight of %(suit)s"),
+    10: gettext_noop("King of %(suit)s"),
 }
+NUMBER_NAME = gettext_noop("%(value)s of %(suit)s")
+IN_SENTENCE = {
+    1: gettext_noop("the ace of %(suit)s"),
+    8: gettext_noop("the jack of %(suit)s"),
+    9: gettext_noop("the knight of %(suit)s"),
+    10: gettext_noop("the king of %(suit)s"),
+}
+NUMBER_IN_SENTENCE = gettext_noop("the %(value)s of %(suit)s")
 # The figure printed in the corner of a Spanish card: 1–7, then S, C, R.
 CORNER = {8: "S", 9: "C", 10: "R"}
 
@@ -42,7 +56,7 @@ def card(card_id: str, language: str | None = None) -> Mapping[str, object]:
 @functools.lru_cache(maxsize=256)
 def _card(card_id: str, language: str | None) -> Mapping[str, object]:
     value, suit = int(card_id[:-1]), card_id[-1]
-    rank = _(RANKS[value]) if value in RANKS else str(value)
+    words = {"value": value, "suit": _(SUITS[suit])}
     return MappingProxyType(
         {
             "id": card_id,
@@ -50,13 +64,15 @@ def _card(card_id: str, language: str | None) -> Mapping[str, object]:
             "suit": suit,
             "corner": CORNER.get(value, str(value)),
             "face": value >= 8,
-            "name": _("%(rank)s de %(suit)s") % {"rank": rank, "suit": _(SUITS[suit])},
+            "name": _(NAMES.get(value, NUMBER_NAME)) % words,
+            "the": _(IN_SENTENCE.get(value, NUMBER_IN_SENTENCE)) % words,
         }
     )
 
 
 def card_name(card_id: str) -> str:
-    """A card's name in the active language ("3 de espadas"), for messages that name a card."""
+    """A card's name in the active language ("3 de espadas", "3 of swords"), for messages that
+    name a card."""
     return card(card_id)["name"]
 
 
@@ -66,7 +82,9 @@ def cards(card_ids, language: str | None = None) -> list[Mapping[str, object]]:
 
 
 def _names(cards_info) -> str:
-    return ", ".join(c["name"] for c in cards_info)
+    """Cards inside a sentence, each with its article ("la sota de oros, el as y el 4 de
+    copas": Django's own list of words, "y"/"and" before the last)."""
+    return get_text_list([c["the"] for c in cards_info], _("and"))
 
 
 def describe_move(event: dict, names: Sequence[str]) -> dict:
@@ -88,18 +106,18 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
     shown = list(taken)
     if kind == "capture":
         text = _("plays %(card)s and takes %(cards)s") % {
-            "card": played["name"],
+            "card": played["the"],
             "cards": _names(taken),
         }
         shown = [played, *taken]
     elif kind == "lay":
-        text = _("lays down %(card)s") % {"card": played["name"]}
+        text = _("lays down %(card)s") % {"card": played["the"]}
         shown = [played]
     elif kind == "penalty":
         text = _(
             "takes %(card)s from %(name)s as a penalty (renuncio: it could have captured), "
             "with %(cards)s"
-        ) % {"card": played["name"], "name": names[event["from_seat"]], "cards": _names(taken)}
+        ) % {"card": played["the"], "name": names[event["from_seat"]], "cards": _names(taken)}
         shown = [played, *taken]
     elif kind == "opening":
         text = _("takes the four opening cards: %(cards)s") % {"cards": _names(taken)}
@@ -118,25 +136,27 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
 # captures, in every poll.
 CROWDED = 8
 
-# The captures of one hand card are written out in words while they fit in this many
-# characters; past it they are counted. Any set of table cards is taken by checking them (the
-# table's checkboxes) and one button per hand card, so this text only tells the member what
-# exists: a table of small cards can make 15 in dozens of ways, and every poll of the member to
-# move carries the text.
+# The captures of one hand card are offered one button each (the cards it takes, in words)
+# while their words fit in this many characters; past it they are counted. Any set of table
+# cards can also be taken by checking them (the table's checkboxes) and one button per hand
+# card, the way for a crowded table, which can make 15 in dozens of ways: every poll of the
+# member to move carries these buttons.
 CAPTURES_IN_WORDS = 100
 
 
-def _ways(takes: list[tuple[str, ...]], language: str) -> str | None:
-    """The captures of one hand card in words ("8 de bastos; 3 de espadas + 5 de bastos"), or
-    ``None`` when they would not fit in ``CAPTURES_IN_WORDS`` characters."""
+def _ways(takes: list[tuple[tuple[str, ...], str]], language: str) -> list[dict] | None:
+    """The captures of one hand card as buttons to play at once: each its move's code and the
+    cards it takes in words ("3 de espadas + 5 de bastos"), or ``None`` when their words would
+    not fit in ``CAPTURES_IN_WORDS`` characters."""
     # Stops at the budget: a crowded table can make 15 in hundreds of ways.
-    parts, length = [], -2
-    for take in takes:
-        parts.append(" + ".join(c["name"] for c in cards(take, language)))
-        length += len(parts[-1]) + 2
+    ways, length = [], -2
+    for take, code in takes:
+        words = " + ".join(c["name"] for c in cards(take, language))
+        length += len(words) + 2
         if length > CAPTURES_IN_WORDS:
             return None
-    return "; ".join(parts)
+        ways.append({"code": code, "words": words})
+    return ways
 
 
 def table_context(view: dict, moves: list, seat: int | None) -> dict:
@@ -149,12 +169,12 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
             if move.card != card_id:
                 continue
             if move.take:
-                takes.append(move.take)
+                takes.append((move.take, move.code))
             else:
                 lay = move.code
         # Taking every card on the table is an escoba: it goes first, and the member is told.
-        escoba = any(len(take) == len(table_ids) for take in takes)
-        takes.sort(key=lambda take: len(take) != len(table_ids))
+        escoba = any(len(take) == len(table_ids) for take, _code in takes)
+        takes.sort(key=lambda way: len(way[0]) != len(table_ids))
         choices.append(
             {
                 "card": _card(card_id, language),

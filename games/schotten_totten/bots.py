@@ -30,10 +30,11 @@ else, and only end the claim phase (``end``) when nothing is left to claim.
 ``hard`` is a determinized flat Monte-Carlo search (:func:`_hard`):
 
 * the candidates are the easy level's best few plays (``HARD_CANDIDATES``);
-* each iteration deals the hidden cards at random consistently with the view
-  (:func:`engine.sample_state`), and every candidate is tried in that same deal (common random
-  numbers: candidates are compared on equal luck, so their differences are not drowned in the
-  luck of the deal);
+* each iteration deals the hidden cards consistently with the view, the cards that fit the
+  opponent's open formations likelier in their hand, as their plays suggest (:func:`_sample`,
+  issue 35), and every candidate is tried in that same deal (common random numbers:
+  candidates are compared on equal luck, so their differences are not drowned in the luck of
+  the deal);
 * a try plays the candidate, then both sides play on with a cheap greedy policy (the easy
   level's idea in a coarser, much faster form, claims made at once) for ``HARD_DEPTH`` turns,
   on :mod:`._bot_sim`'s model of the rules (the engine's own ``apply`` costs too much for
@@ -50,12 +51,14 @@ else, and only end the claim phase (``end``) when nothing is left to claim.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 import random
 import time
 from typing import Any
 
+from games.bot_search import without_gc
 from games.schotten_totten import _bot_sim, engine
 
 LEVELS = ("easy", "hard")
@@ -65,8 +68,11 @@ LEVELS = ("easy", "hard")
 # view and the rng, never on the machine's load (issue 18). The deadline in seconds is only a
 # safety net, far above the time the work takes on an idle core.
 HARD_BUDGET = 5.0
-HARD_WORK = 1200
-HARD_MAX_WORLDS = 400
+HARD_WORK = 3600
+HARD_MAX_WORLDS = 1200
+# How much likelier a card that fits one of the opponent's open formations is dealt to their
+# hand in a sampled deal than a card that fits none (:func:`_sample`).
+FIT_BIAS = 1.0
 # Turns played in each playout before the position is judged.
 HARD_DEPTH = 10
 # How many of the easy level's best plays the search compares.
@@ -353,7 +359,8 @@ def choose(view: dict[str, Any], moves: list, level: str = "easy", rng: Any = No
     if len(moves) == 1:
         return moves[0]
     if level == "hard":
-        return _hard(view, moves, rng)
+        with without_gc():
+            return _hard(view, moves, rng)
     return _easy(view, moves, rng)
 
 
@@ -369,7 +376,7 @@ def _hard(view: dict[str, Any], moves: list, rng: random.Random) -> Any:
     totals = [0.0] * len(candidates)
     worlds = work = 0
     while work < HARD_WORK and worlds < HARD_MAX_WORLDS:
-        deal = _bot_sim.Round.from_state(engine.sample_state(view, rng))
+        deal = _bot_sim.Round.from_state(_sample(view, rng))
         values = []
         for move in candidates:
             if time.perf_counter() > deadline:
@@ -386,3 +393,54 @@ def _hard(view: dict[str, Any], moves: list, rng: random.Random) -> Any:
     # The best total; among equals the easy level's preference (``candidates`` is in its order).
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
     return candidates[best]
+
+
+def _fit(card: str, side: list[str]) -> float:
+    """How well ``card`` goes with the cards of an open side: 1 for a suited run still
+    possible, 0.75 for three of a kind, 0.5 for the same colour, 0.25 for a run, else 0."""
+    colour, value = card[0], int(card[1:])
+    values = [int(c[1:]) for c in side]
+    suited = all(c[0] == colour for c in side)
+    span = max(*values, value) - min(*values, value)
+    run = span <= 2 and value not in values
+    if suited and run:
+        return 1.0
+    if all(v == value for v in values):
+        return 0.75
+    if suited:
+        return 0.5
+    return 0.25 if run else 0.0
+
+
+def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
+    """A deal of the hidden cards that respects what the opponent's plays say of their hand.
+
+    A player starts or extends a formation on a stone mostly when their hand holds cards that
+    can complete it (the easy level does so by design, and so do people), so the cards that
+    fit the opponent's open sides are likelier in their hand: each unseen card is dealt to it
+    with weight ``1 + FIT_BIAS * fit`` (its best :func:`_fit` with an open side of theirs),
+    without replacement (keys ``u ** (1 / weight)``, the largest win); the rest is the deck, in
+    random order. Every card still goes somewhere it may be, so the deal stays consistent with
+    the view.
+    """
+    deal = engine.sample_state(view, rng)
+    other = 1 - view["seat"]
+    sides = [
+        st["cards"][other]
+        for st in view["stones"]
+        if st["owner"] is None and 0 < len(st["cards"][other]) < engine.SIDE_SIZE
+    ]
+    if not sides or not deal.hands[other]:
+        return deal
+    unseen = [*deal.hands[other], *deal.deck]
+    keys = []
+    for card in unseen:
+        weight = 1.0 + FIT_BIAS * max(_fit(card, side) for side in sides)
+        keys.append((rng.random() ** (1.0 / weight), card))
+    keys.sort(reverse=True)
+    size = len(deal.hands[other])
+    hand = tuple(card for _, card in keys[:size])
+    deck = [card for _, card in keys[size:]]
+    rng.shuffle(deck)
+    hands = (deal.hands[0], hand) if other == 1 else (hand, deal.hands[1])
+    return dataclasses.replace(deal, hands=hands, deck=tuple(deck))

@@ -155,7 +155,7 @@ def describe_move(event: dict, names: Sequence[str]) -> dict:
     text = ""
     if kind == "play":
         shown = [card(event["card"])]
-        text = _("plays %(card)s on stone %(number)s") % {
+        text = _("plays the %(card)s on stone %(number)s") % {
             "card": shown[0]["name"],
             "number": event["stone"] + 1,
         }

@@ -29,19 +29,27 @@ while an isolated card needs a turn of its own and is easily beaten.
   counted (also when it takes the set's last card: the owner keeps an emptied set), so it is
   scored as that loss.
 
-``hard``: determinized flat Monte-Carlo with easy as the playout policy. The candidates are
-easy's choice, its next best few and the best move of every other kind (show, scout, scout &
-show, pass): passing at the right moment is where easy loses most with 2 players. Each sample is
-a deal of the hidden cards consistent with the view (:func:`engine.sample_state`), with the
-cards we saw a seat scout put back in its hand (:func:`_sample`). Every candidate is applied to
-the same deal and the round is played to its end by easy for every seat; a candidate scores its
-seat's round points minus the others' mean (plus a bonus for winning the game, in the last
-round). Comparing the candidates on the same deals (paired differences) removes most of the luck
-of the deal; candidates clearly worse than easy's choice are dropped as the deals come in
-(racing), and easy's choice is only left for a move that beats it by ``HARD_Z`` standard errors.
-The search stops after ``HARD_PLAYOUTS`` playouts, so that a given rng gives the same move on
-any machine, however busy; the ``HARD_TIME_LIMIT`` deadline (checked after every playout) is
-only a safety net far above that work's time on an idle core.
+``hard``: determinized flat Monte-Carlo with easy as the playout policy (issue 35 rebuilt it
+for the big tables). The candidates are easy's choice, its next best few and the best move of
+every other kind (show, scout, scout & show, pass): passing at the right moment is where easy
+loses most with 2 players. Each sample is a deal of the hidden cards consistent with the view
+(:func:`engine.sample_state`), with the cards we saw a seat scout put back in its hand
+(:func:`_sample`). Every candidate is applied to the same deal and the round is played to its
+end in :mod:`._bot_sim` (a bare model of the round, several times cheaper than the engine's
+``apply``) with every other seat playing easy, which plays as the strongest published Scout
+heuristic does (issue 35); our own seat plays easy with the chip's cost falling to nothing as
+the round nears its end (:func:`_chip_cost`). A candidate scores its seat's round points minus
+the others' mean (plus a bonus for winning the game, in the last round), with our own ender
+exemption counted as the risk it is: only part of the hand it spares (``EXEMPT_RISK``), so a
+big hand held while others can end the round costs what it may cost. Comparing the candidates
+on the same deals (paired differences) removes most of the luck of the deal, and sequential
+halving spends the budget where the noise is: every candidate gets the first deals, the worse
+half is dropped after each share of the work, and the last two get most of it; easy's choice
+is only left for a move that beats it by ``HARD_Z`` standard errors. The budget is simulated
+moves, not playouts (``HARD_WORK`` by table size, :func:`_budget`): playouts shorten as the
+round's cards run out, so the deals per move grow with it. The work ends the search, so a
+given rng gives the same move on any machine, however busy; the ``HARD_TIME_LIMIT`` deadline
+(checked after every playout) is only a safety net far above that work's time on an idle core.
 
 A round can still go round in circles with 3-5 players, though a set scouted away now keeps its
 owner (the engine's docstring): when every show lands on the empty table and is scouted away
@@ -57,25 +65,26 @@ hard level's simulations, a round is cut off after ``PLAYOUT_CAP`` moves (:func:
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from games.scout import engine
+from games.bot_search import without_gc
+from games.scout import _bot_sim, engine
 from games.scout.engine import KEEP, PASS, ROTATE, Decide, Pass, Scout, ScoutShow, Show
 
 LEVELS = ("easy", "hard")
 
-# Hard: the search stops after HARD_PLAYOUTS playouts or at the deadline (seconds after the
-# call), whichever comes first. It weighs easy's choice, its HARD_CANDIDATES next best and the
-# best of every other kind; a candidate is dropped once RACE_AFTER deals show it clearly worse
-# (2 standard errors) and chosen only if HARD_Z standard errors better than easy's choice.
-HARD_PLAYOUTS = 600
+# Hard: the search stops after HARD_WORK simulated moves (by table size) or at the deadline
+# (seconds after the call), whichever comes first. It weighs easy's choice, its
+# HARD_CANDIDATES next best and the best of every other kind by sequential halving, and leaves
+# easy's choice only for one HARD_Z standard errors better.
+HARD_WORK = {2: 30000, 3: 36000, 4: 42000, 5: 48000}
 HARD_TIME_LIMIT = 5.0  # a safety net only: the playouts end a normal search (issue 18)
 HARD_CANDIDATES = 6
 HARD_Z = 1.0
-RACE_AFTER = 4
 PRIOR_SPREAD = 9.0  # the usual variance of a paired difference (points squared)
 WIN_WEIGHT = 4.0  # last round: a win of the game is worth this many points of margin
 PLAYOUT_CAP = 300  # moves: a simulated round going on longer goes round in circles
@@ -91,6 +100,8 @@ W_HIGH = 0.03  # per pip of a lone card: a high single is beaten less often
 SCOUT_COST = 0.8  # 3-5 players: the owner's token, and one more card to shed
 TOKEN_COST = 1.0  # 2 players: the token paid
 CHIP_COST = 1.0  # the scout & show chip is used once a round: keep it for a big set
+CHIP_FADE = 4.0  # hard's playouts: the chip's cost falls over another hand's last cards
+EXEMPT_RISK = 0.8  # hard's playouts: the share of an exempt hand still counted against us
 END_BONUS = 3.0  # emptying the hand: exempt from the count, and the others pay theirs
 SHOW_FIRST = 1.0  # a show worth this much is made without looking at the scouts
 
@@ -200,6 +211,39 @@ def _windows(vals: Sequence[int], floor: int) -> list[tuple[int, int, int, float
 # --------------------------------------------------------------------------------------------
 
 
+SHAPE_CACHE = 200_000  # hands whose shape (:func:`_shape`) is remembered, at most
+
+_SHAPES: dict[tuple[int, ...], tuple] = {}
+_STRENGTHS: dict[tuple[int, ...], int] = {}
+
+
+def _shape(hand: tuple[int, ...]) -> tuple:
+    """What easy reads of a hand, whatever the table: its values, every window
+    (:func:`_windows` above no floor, so a floor only filters it), the stretches of the values
+    (``engine.stretches``) and where each value sits. Remembered across moves: a playout meets
+    the same hands again and again, and the profile put a third of easy's time here."""
+    shape = _SHAPES.get(hand)
+    if shape is None:
+        if len(_SHAPES) >= SHAPE_CACHE:
+            _SHAPES.clear()
+        vals = [c >> 4 for c in hand]
+        where: dict[int, list[int]] = {}  # value -> its positions in the hand
+        for k, v in enumerate(vals):
+            where.setdefault(v, []).append(k)
+        shape = _SHAPES[hand] = (vals, _windows(vals, 0), engine.stretches(vals), where)
+    return shape
+
+
+def _strength(cards: tuple[int, ...]) -> int:
+    """``engine.set_strength`` of the cards' shown values, remembered (sets are few)."""
+    strength = _STRENGTHS.get(cards)
+    if strength is None:
+        if len(_STRENGTHS) >= SHAPE_CACHE:
+            _STRENGTHS.clear()
+        strength = _STRENGTHS[cards] = engine.set_strength([c >> 4 for c in cards])
+    return strength
+
+
 def _decide_options(hand: Sequence[int]) -> list[tuple[float, tuple]]:
     keep = hand_value([c >> 4 for c in hand])
     turned = hand_value([c & 15 for c in reversed(hand)])
@@ -207,14 +251,15 @@ def _decide_options(hand: Sequence[int]) -> list[tuple[float, tuple]]:
 
 
 def _play_options(
-    hand: Sequence[int],
-    active: Sequence[int],
+    hand: tuple[int, ...],
+    active: tuple[int, ...],
     players: int,
     seat: int,
     owner: int | None,
     tokens: int,
     chip_free: bool,
     every: bool = False,
+    chip_cost: float = CHIP_COST,
 ) -> list[tuple[float, tuple]]:
     """Easy's scored candidates as ``(score, spec)``, every one legal (see the module docstring).
 
@@ -224,14 +269,15 @@ def _play_options(
     right end of the hand, and scout & shows only show a set through the scouted card or the
     best set already in hand.
     """
-    vals = [c >> 4 for c in hand]
+    vals, every_window, stretches, where = _shape(hand)
     n = len(vals)
     two = players == 2
     took = len(active)
-    target = engine.set_strength([c >> 4 for c in active])
+    target = _strength(active)
     scout_show = chip_free and not two and took > 0
     # Windows that beat the active set, or (scout & show) what may be left of it.
-    windows = _windows(vals, (took - 1) * 1000 if scout_show else target)
+    floor = (took - 1) * 1000 if scout_show else target
+    windows = [w for w in every_window if w[0] > floor]
     options: list[tuple[float, tuple]] = []
     top = -99.0
     for strength, s, length, score in windows:
@@ -250,16 +296,13 @@ def _play_options(
     if top >= SHOW_FIRST and not every:
         # A good show is at hand: take the set rather than scout (and it keeps easy fast).
         return options
-    same, rise, fall, same_end, rise_end, fall_end = engine.stretches(vals)
-    where: dict[int, list[int]] = {}  # value -> its positions in the hand
-    for k, v in enumerate(vals):
-        where.setdefault(v, []).append(k)
+    same, rise, fall, same_end, rise_end, fall_end = stretches
     ends_round = not two and (seat + 1) % players == owner
     lone_cost = SCOUT_COST + 0.5  # a card that joins nothing is one more to shed
     for e in (0,) if took == 1 else (0, 1):
         card = active[-1] if e else active[0]
         rest = active[:-1] if e else active[1:]
-        rest_target = engine.set_strength([c >> 4 for c in rest])
+        rest_target = _strength(rest)
         rest_took = took - 1
         end = "R" if e else "L"
         # The best window already in hand that beats what the scout leaves.
@@ -314,7 +357,7 @@ def _play_options(
                     options.append((shape, ("c", end, turn, p)))
                 if scout_show and beats_rest:
                     # Half the shape of the set built, as that set is cashed at once.
-                    score = show + 0.5 * W_LINK * joined - SCOUT_COST - CHIP_COST
+                    score = show + 0.5 * W_LINK * joined - SCOUT_COST - chip_cost
                     options.append((score, ("x", end, turn, p, p - a, joined + 1)))
             lone = W_HIGH * x
             if not two:
@@ -329,15 +372,15 @@ def _play_options(
                         (score - TOKEN_COST, ("c", end, turn, n if s + length < n else 0))
                     )
                 elif s + length < n:
-                    options.append((score - SCOUT_COST - CHIP_COST, ("x", end, turn, n, s, length)))
+                    options.append((score - SCOUT_COST - chip_cost, ("x", end, turn, n, s, length)))
                 else:
                     options.append(
-                        (score - SCOUT_COST - CHIP_COST, ("x", end, turn, 0, s + 1, length))
+                        (score - SCOUT_COST - chip_cost, ("x", end, turn, 0, s + 1, length))
                     )
             if scout_show and 1000 + x > rest_target:
                 # The scouted card shown alone.
                 options.append(
-                    (W_TAKE * rest_took - SCOUT_COST - CHIP_COST, ("x", end, turn, 0, 0, 1))
+                    (W_TAKE * rest_took - SCOUT_COST - chip_cost, ("x", end, turn, 0, 0, 1))
                 )
     return options
 
@@ -360,29 +403,15 @@ def _move(spec: tuple) -> Any:
     return move
 
 
-def _state_options(state: engine.State, seat: int) -> list[tuple[float, tuple]]:
-    if state.phase == engine.DECIDE:
-        return _decide_options(state.hands[seat])
-    return _play_options(
-        state.hands[seat],
-        state.active,
-        state.players,
-        seat,
-        state.owner,
-        state.tokens[seat],
-        not state.chips[seat],
-    )
-
-
 def _view_options(view: dict[str, Any], every: bool = False) -> list[tuple[float, tuple]]:
-    hand = [_card(c) for c in view["hand"]]
+    hand = tuple(_card(c) for c in view["hand"])
     if view["phase"] == engine.DECIDE:
         return _decide_options(hand)
     seat = view["seat"]
     me = view["seats"][seat]
     return _play_options(
         hand,
-        [_card(c) for c in view["active"]],
+        tuple(_card(c) for c in view["active"]),
         view["player_count"],
         seat,
         view["active_owner"],
@@ -406,68 +435,93 @@ def _best(options: list[tuple[float, tuple]]) -> tuple:
 # --------------------------------------------------------------------------------------------
 
 
-def _policy(state: engine.State, seat: int, cache: dict) -> Any:
-    """Easy's move in a simulated state, remembered for the rest of the search.
+def _policy(r: _bot_sim.Round, seat: int, cache: dict, chip_cost: float = CHIP_COST) -> tuple:
+    """Easy's spec in a simulated round, remembered for the rest of the search.
 
     The key holds everything easy's choice depends on; the same position comes back in many
     playouts (our own hand, mostly), so this saves a good share of the search's time.
     """
-    if state.phase == engine.DECIDE:
-        key: tuple = (state.hands[seat],)
+    hand = r.hands[seat]
+    if r.deciding:
+        key: tuple = (hand,)
     else:
-        owner = state.owner
+        owner = r.owner
+        players = r.players
         key = (
-            state.hands[seat],
-            state.active,
-            state.players,
-            owner is not None and (seat + 1) % state.players == owner,
-            state.players == 2 and state.tokens[seat] > 0,
-            state.chips[seat],
+            hand,
+            r.active,
+            players,
+            owner is not None and (seat + 1) % players == owner,
+            players == 2 and r.tokens[seat] > 0,
+            r.chips[seat],
+            chip_cost,
         )
-    move = cache.get(key)
-    if move is None:
-        move = cache[key] = _move(_best(_state_options(state, seat)))
-    return move
+    spec = cache.get(key)
+    if spec is None:
+        if r.deciding:
+            options = _decide_options(hand)
+        else:
+            options = _play_options(
+                hand,
+                r.active,
+                r.players,
+                seat,
+                r.owner,
+                r.tokens[seat],
+                not r.chips[seat],
+                chip_cost=chip_cost,
+            )
+        spec = cache[key] = _best(options)
+    return spec
 
 
-def _playout(state: engine.State, seat: int, cache: dict) -> float:
+def _chip_cost(r: _bot_sim.Round, seat: int) -> float:
+    """What spending the chip costs ``seat`` now: ``CHIP_COST`` while the round has far to go,
+    falling to nothing as another hand runs out, since an unused chip is worth nothing once
+    the round ends (issue 35: hard held it in 88% of its rounds at 4-5 players)."""
+    shortest = min(len(h) for i, h in enumerate(r.hands) if i != seat)
+    return CHIP_COST * min(1.0, max(0.0, (shortest - 1) / CHIP_FADE))
+
+
+def _playout(r: _bot_sim.Round, seat: int, cache: dict, game: tuple | None) -> float:
     """Play the round out with the easy policy and score it for ``seat``.
 
-    The score is the round's points minus the mean of the others' (what a round is worth);
-    in the last round it is the game that counts, so a win (ties shared) weighs ``WIN_WEIGHT``
-    on top: ahead, the search then prefers the safe lines.
+    The score is the round's points minus the mean of the others' (what a round is worth),
+    where our own exemption as the ender counts only ``1 - EXEMPT_RISK`` of the hand it spares:
+    a round won by being exempt with a big hand is a bet that the others let the turn come
+    back, and real players (unlike the easy opponents of the playouts) need not. In the last
+    round it is the game that counts (``game``: the totals so far), so a win (ties shared)
+    weighs ``WIN_WEIGHT`` on top: ahead, the search then prefers the safe lines. Our own seat
+    plays easy with the chip's cost falling towards the round's end (:func:`_chip_cost`).
 
-    With 3-5 players a round can go round in circles (see the module docstring): every set
-    shown onto the empty table is scouted away before the turn comes back to its owner, so
-    nothing is taken and nobody ends the round, and easy, being deterministic, may repeat
-    itself for ever. After ``PLAYOUT_CAP`` moves the round is scored as it stands, nobody
-    exempt.
+    With 3-5 players a round can go round in circles (see the module docstring): after
+    ``PLAYOUT_CAP`` moves the round is scored as it stands, nobody exempt.
     """
-    rnd = state.round
-    apply = engine.apply
     left = PLAYOUT_CAP
-    while state.phase != engine.OVER and state.round == rnd and left:
+    play = r.play
+    players = r.players
+    while not r.over and left:
         left -= 1
-        if state.phase == engine.DECIDE:
-            for who in engine.to_move(state):
-                state = apply(state, who, _policy(state, who, cache))
+        if r.deciding:
+            for who in range(players):
+                if r.deciding and r.deciding[who]:
+                    play(who, _policy(r, who, cache))
             continue
-        who = state.turn
-        state = apply(state, who, _policy(state, who, cache))
-    if not left and state.phase != engine.OVER and state.round == rnd:
-        points = engine.round_points(
-            [len(t) for t in state.taken], state.tokens, [len(h) for h in state.hands], None
-        )
-        others = [p for i, p in enumerate(points) if i != seat]
-        return points[seat] - sum(others) / len(others)
-    points = state.summaries[rnd - 1].points
-    others = [p for i, p in enumerate(points) if i != seat]
-    value = points[seat] - sum(others) / len(others)
-    if state.phase == engine.OVER and WIN_WEIGHT:
-        scores = state.scores
-        top = max(scores)
-        if scores[seat] == top:
-            value += WIN_WEIGHT / scores.count(top)
+        who = r.turn
+        if who == seat and players > 2 and not r.chips[seat]:
+            play(who, _policy(r, who, cache, _chip_cost(r, seat)))
+        else:
+            play(who, _policy(r, who, cache))
+    points = r.points(r.over)
+    if r.ender == seat and players > 2:
+        points[seat] -= EXEMPT_RISK * len(r.hands[seat])
+    mine = points[seat]
+    value = mine - (sum(points) - mine) / (players - 1)
+    if game is not None and r.over:
+        totals = [t + p for t, p in zip(game, r.points(), strict=True)]
+        top = max(totals)
+        if totals[seat] == top:
+            value += WIN_WEIGHT / totals.count(top)
     return value
 
 
@@ -512,12 +566,16 @@ def _cid(text: str) -> str:
     return f"{a}-{b}"
 
 
+_CARD_IDS = [f"{min(c >> 4, c & 15)}-{max(c >> 4, c & 15)}" for c in range(256)]
+
+
 def _card_id(card: int) -> str:
-    a, b = sorted((card >> 4, card & 15))
-    return f"{a}-{b}"
+    return _CARD_IDS[card]
 
 
-def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
+def _sample(
+    view: dict[str, Any], rng: random.Random, known: list[tuple[int, str]] | None = None
+) -> engine.State:
     """A deal consistent with the view (``engine.sample_state``), known scouts in place.
 
     ``sample_state`` deals every unseen card at random; but a card we saw another seat scout is
@@ -527,7 +585,8 @@ def _sample(view: dict[str, Any], rng: random.Random) -> engine.State:
     cards left in a hand are what its best sets left behind.)
     """
     deal = engine.sample_state(view, rng)
-    known = _known(view)
+    if known is None:
+        known = _known(view)
     if not known:
         return deal
     hands = [list(h) for h in deal.hands]
@@ -597,58 +656,89 @@ def _candidates(first: Any, options: list[tuple[float, Any]]) -> list[Any]:
     return chosen
 
 
+def _spec(move: Any) -> tuple:
+    """The spec of an engine move (the inverse of :func:`_move`)."""
+    if isinstance(move, Show):
+        return ("s", move.start, move.length)
+    if isinstance(move, Scout):
+        return ("c", move.end, move.turn, move.pos)
+    if isinstance(move, ScoutShow):
+        return ("x", move.end, move.turn, move.pos, move.start, move.length)
+    if isinstance(move, Decide):
+        return ("r",) if move.rotate else ("k",)
+    return ("p",)
+
+
+def _budget(view: dict[str, Any]) -> int:
+    """The simulated moves this decision may spend: ``HARD_WORK`` for the table size.
+
+    A fixed amount of work rather than a fixed number of playouts: a playout costs about one
+    simulated move per card still to be played, so the number of deals grows as the round's
+    cards run out, and the larger tables, whose rounds are longer and noisier, get a larger
+    budget (within the think-time target, issue 35).
+    """
+    return HARD_WORK[view["player_count"]]
+
+
 def _hard(
     view: dict[str, Any],
     moves: list[Any],
     rng: random.Random,
-    playouts: int,
+    work: int,
     deadline: float | None,
 ) -> Any:
-    # Easy's own choice first: the search leaves it only for a move that does clearly better.
+    """Sequential halving over easy's candidates, on paired deals (see the module docstring).
+
+    The work is cut into one share per halving step; in each step every candidate still in
+    play is tried on the same fresh deals until the step's share is spent, then the worse half
+    (by mean over every deal so far, which all the survivors share) is dropped. Easy's choice
+    is kept unless the best survivor beats it by ``HARD_Z`` standard errors of their paired
+    difference: with a few hundred noisy playouts the plain best mean is often a lucky one.
+    """
     candidates = _candidates(_easy(view, moves), _legal_options(view, moves, every=True))
     if len(candidates) == 1:
         return candidates[0]
     seat = view["seat"]
-    # Paired differences against easy's choice (candidate 0), deal by deal: one deal for
-    # every candidate, as their difference is what matters, not their level.
+    game = tuple(view["scores"]) if view["round"] == view["rounds"] else None
+    specs = [_spec(m) for m in candidates]
+    known = _known(view)
     k = len(candidates)
-    sums = [0.0] * k
-    squares = [0.0] * k
-    counts = [0] * k
-    alive = list(range(1, k))
-    spent = 0
+    values: list[list[float]] = [[] for _ in range(k)]
+    alive = list(range(k))
+    steps = max(1, math.ceil(math.log2(k)))
     cache: dict = {}
     clock = time.perf_counter
-    while alive and spent < playouts:
-        deal = _sample(view, rng)
-        base = _playout(engine.apply(deal, seat, candidates[0]), seat, cache)
-        spent += 1
-        for i in alive:
+    spent = 0
+    for step in range(steps):
+        share = work * (step + 1) // steps
+        while spent < share:
             if deadline is not None and clock() > deadline:
                 break
-            d = _playout(engine.apply(deal, seat, candidates[i]), seat, cache) - base
-            sums[i] += d
-            squares[i] += d * d
-            counts[i] += 1
-            spent += 1
+            deal = _bot_sim.Round.from_state(_sample(view, rng, known))
+            for i in alive:
+                r = deal.copy()
+                r.play(seat, specs[i])
+                values[i].append(_playout(r, seat, cache, game))
+                spent += r.work
         else:
-            # Race: drop a candidate once it is clearly worse than easy's choice, so the
-            # playouts go to the ones that may be better.
-            alive = [
-                i
-                for i in alive
-                if counts[i] < RACE_AFTER or _mean_and_error(sums[i], squares[i], counts[i]) > -2
-            ]
+            if len(alive) > 2 and step < steps - 1:
+                alive.sort(key=lambda i: (-sum(values[i]), i))
+                keep = {0} if 0 in alive[: (len(alive) + 1) // 2 + 1] else set()
+                alive = sorted(set(alive[: (len(alive) + 1) // 2]) | keep)
             continue
         break  # out of time
-    # Leave easy's choice only for a candidate that beats it clearly (mean above Z standard
-    # errors): with a few dozen noisy playouts, the plain best mean is often a lucky one.
-    best, best_mean = 0, 0.0
-    for i in range(1, k):
-        if counts[i] >= RACE_AFTER and _mean_and_error(sums[i], squares[i], counts[i]) > HARD_Z:
-            mean = sums[i] / counts[i]
-            if mean > best_mean:
-                best, best_mean = i, mean
+    count = len(values[0])
+    if 0 not in alive or count < 2:
+        best = max(alive, key=lambda i: (sum(values[i]), -i))
+        return candidates[best]
+    best, best_t = 0, HARD_Z
+    for i in alive:
+        if i == 0 or len(values[i]) != count:
+            continue
+        diffs = [a - b for a, b in zip(values[i], values[0], strict=True)]
+        t = _mean_and_error(sum(diffs), sum(d * d for d in diffs), count)
+        if t > best_t:
+            best, best_t = i, t
     return candidates[best]
 
 
@@ -656,9 +746,8 @@ def _mean_and_error(total: float, squares: float, count: int) -> float:
     """The mean of ``count`` paired differences in standard errors (a t statistic).
 
     The spread is shrunk towards ``PRIOR_SPREAD`` (the typical spread of a difference between
-    two moves' playouts, as if seen in two more deals): with the handful of deals a loaded
-    machine allows, a spread measured on three deals can be tiny by chance, and a move would
-    look clearly better on luck alone.
+    two moves' playouts, as if seen in two more deals): a spread measured on a few deals can be
+    tiny by chance, and a move would look clearly better on luck alone.
     """
     mean = total / count
     spread = (max(squares - count * mean * mean, 0.0) + 2 * PRIOR_SPREAD) / (count + 2)
@@ -671,14 +760,14 @@ def choose(
     level: str = "easy",
     rng: random.Random | None = None,
     *,
-    playouts: int | None = None,
+    work: int | None = None,
     time_limit: float | None | str = "default",
 ) -> Any:
     """One of ``moves`` for the seat whose ``view`` this is, at ``level`` (see ``LEVELS``).
 
     ``rng`` (a ``random.Random``; ``None``: ``random.Random(0)``) is the only source of
-    randomness. ``playouts`` and ``time_limit`` (seconds) tune the hard level; they default to
-    ``HARD_PLAYOUTS`` and ``HARD_TIME_LIMIT``, and ``time_limit=None`` drops the deadline, so
+    randomness. ``work`` (simulated moves) and ``time_limit`` (seconds) tune the hard level;
+    they default to :func:`_budget` and ``HARD_TIME_LIMIT``, and ``time_limit=None`` drops the deadline, so
     that the move depends on the view and the rng alone even on a loaded machine (tests).
     """
     start = time.perf_counter()
@@ -699,4 +788,5 @@ def choose(
     if time_limit == "default":
         time_limit = HARD_TIME_LIMIT
     deadline = None if time_limit is None else start + float(time_limit)
-    return _hard(view, moves, rng, playouts or HARD_PLAYOUTS, deadline)
+    with without_gc():
+        return _hard(view, moves, rng, work or _budget(view), deadline)

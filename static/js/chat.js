@@ -1,7 +1,7 @@
 // The table chat (issue 21). The list (#chat-messages) is fetched again from its data-chat-url
 // when the table's push stream (the htmx SSE extension on the [data-live] wrapper) says "chat",
 // and on a slow poll while no stream is open (a WSGI server, a finished match, a connection
-// being re-made). The event carries only a message's number: the list is drawn by the server
+// being re-made) but the club answers. The event carries only a message's number: the list is drawn by the server
 // for this reader. No inline script, no hx-trigger in the page.
 (function () {
   "use strict";
@@ -25,17 +25,22 @@
       .finally(function () { fetching = false; });
   }
 
-  // The stream's "chat" events: listen on each EventSource the extension opens (it makes a new
-  // one after an error); the same function added twice to one source counts once.
+  // The stream's "chat" events: listen on each EventSource live.js opens (a new one after every
+  // break). A stream opened again after a break first fetches what was written meanwhile.
   if (wrap) {
-    wrap.addEventListener("htmx:sseOpen", function (event) {
+    document.addEventListener("cardclub:streamopen", function (event) {
       var source = event.detail && event.detail.source;
-      if (source) source.addEventListener("chat", refresh);
+      if (!source) return;
+      source.addEventListener("chat", refresh);
+      if (event.detail.again) refresh();
     });
   }
 
   window.setInterval(function () {
     if (wrap && wrap.dataset.stream === "open") return; // the stream brings each message
+    // While the club does not answer (or the browser is offline), the table's own requests
+    // find out when it does, backing off; the chat does not add its own every few seconds.
+    if (wrap && wrap.dataset.connection && wrap.dataset.connection !== "live") return;
     if (document.hidden) return;
     refresh();
   }, every);

@@ -46,6 +46,35 @@
       if (shown !== null && target && target.textContent !== shown) target.textContent = shown;
       if (el.dataset.clockKind === "live" && left < 60000) el.classList.add("low");
       if (left <= 0) el.classList.add("out");
+      if (el.dataset.clockWarnMs && left <= Number(el.dataset.clockWarnMs)) warn(el, shown);
+    }
+  }
+
+  // The table's large clocks (games/templatetags/clock_tags.py): the warning colour in the last
+  // fifth (or 30 s); for the member's own clock, once per turn, a sentence for screen readers
+  // and, if the member turned sounds on, the turn sound. "Once" outlives the table's updates,
+  // which redraw the clocks: it is kept per turn here, not on the element.
+  var warned = {};
+  function warn(el, shown) {
+    el.classList.add("warn");
+    var turn = el.dataset.clockTurn;
+    if (!el.dataset.clockMine || !turn || warned[turn]) return;
+    warned[turn] = true;
+    var region = document.getElementById("clock-announce");
+    if (!region) {
+      region = document.createElement("p");
+      region.id = "clock-announce";
+      region.className = "visually-hidden";
+      region.setAttribute("aria-live", "assertive");
+      document.body.appendChild(region);
+    }
+    var text = el.querySelector(".clock-text");
+    region.textContent = el.dataset.clockWarning + ": " + (shown || (text ? text.textContent : ""));
+    var wrap = document.querySelector("[data-turn-sound]");
+    if (wrap && window.Audio) {
+      var sound = new Audio(wrap.dataset.turnSound);
+      var played = sound.play();
+      if (played && played.catch) played.catch(function () {});  // autoplay refused: silence
     }
   }
 

@@ -1,23 +1,258 @@
-// The live table and the lobby's live list (issue 19). No inline script anywhere: the pages
-// carry data-* attributes and this file listens for htmx's events.
+// The live table and the lobby's live list (issues 19 and 28). No inline script anywhere: the
+// pages carry data-* attributes and this file listens for htmx's events.
 //
-// The push stream (htmx SSE extension, on the never-swapped [data-live] wrapper) only says
-// "version N is committed". This file then fetches the table with the same poll URL and
-// fragment the 2-second poll always used (the table's own hx-get, ?v=<version shown>), so
-// there is one markup path. Moves that arrive in a row (bots) are shown one at a time, at
-// least STEP_MS apart. While the stream is down the page polls (every POLL_MS, or the table's data-poll-ms).
+// The push stream (an EventSource opened here from the never-swapped [data-live] wrapper's
+// data-stream-url) only says "version N is committed". This file then fetches the table with
+// the same poll URL and fragment the poll always used (the table's own hx-get, ?v=<version
+// shown>), so there is one markup path. Moves that arrive in a row (bots) are shown one at a
+// time, at least STEP_MS apart.
+//
+// A page always knows whether it is live (issue 28). The stream counts as dead when it errs or
+// stays silent for longer than twice the server's keep-alive (data-keepalive, seconds); then the page
+// fetches at once and polls (every POLL_MS, or the table's data-poll-ms) until a stream is open
+// again. A failed request is retried later and later (Backoff), never at once, and a 503 or 429
+// is retried no sooner than its Retry-After. The page fetches at once when the stream comes
+// back, when the browser says it is online again and when a hidden tab is shown. While the last
+// request failed, or the browser is offline, the page says so (the wrapper's .connection-state,
+// a polite live region; data-connection="live|reconnecting|offline" on the wrapper).
 (function () {
   "use strict";
   var STEP_MS = 700;
   var POLL_MS = 2000;
-  var FALLBACK_TICK_MS = 250;
-  var STUCK_MS = 10000;
+  var TICK_MS = 250;
+  // A fetch of the table or the list that has no answer after this long has failed; a move,
+  // after MOVE_TIMEOUT_MS (without a limit, a hung server would keep the page waiting for ever).
+  var FETCH_TIMEOUT_MS = 10000;
+  var MOVE_TIMEOUT_MS = 20000;
+  // Without a data-keepalive (the server's PUSH_KEEPALIVE_SECONDS): its default.
+  var KEEPALIVE_SECONDS = 20;
+  // The first retry after FIRST_RETRY_MS, each next one RETRY_GROWTH times later, up to
+  // MAX_RETRY_MS: a page of a server that is down sends about eight requests in its first ten
+  // seconds, about fourteen in its first minute, then fewer, down to two a minute. The growth
+  // is gentle so that the gap between two tries, about a quarter of the time the server has
+  // been away, stays short through a restart: after ten seconds away the next try is at most
+  // four seconds off. Each delay is shortened by up to JITTER at random (never lengthened, so
+  // the gap stays bounded), so that the pages of a restarted server do not all come back in
+  // the same instant.
+  var FIRST_RETRY_MS = 1000;
+  var RETRY_GROWTH = 1.25;
+  var MAX_RETRY_MS = 30000;
+  var JITTER = 0.3;
+  // A stream that stayed open this long was healthy: its failure starts the back-off anew. (A
+  // server that accepts streams and closes them at once must not be asked again every second.)
+  var STABLE_MS = 10000;
+  // Never wait longer than this for a Retry-After, whatever the header says.
+  var MAX_RETRY_AFTER_MS = 10 * 60 * 1000;
+
+  function Backoff() {
+    this.failures = 0;
+  }
+  // The wait before the next try after one more failure (at least ``floorMs``).
+  Backoff.prototype.next = function (floorMs) {
+    var base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * Math.pow(RETRY_GROWTH, this.failures));
+    this.failures += 1;
+    return Math.max(base * (1 - JITTER * Math.random()), floorMs || 0);
+  };
+  Backoff.prototype.reset = function () {
+    this.failures = 0;
+  };
+
+  // How long a 503 or 429 asks us to wait (Retry-After in seconds or as a date), else 0.
+  function retryAfterMs(xhr) {
+    if (!xhr || (xhr.status !== 503 && xhr.status !== 429)) return 0;
+    var value = xhr.getResponseHeader("Retry-After");
+    if (!value) return 0;
+    var seconds = Number(value);
+    var ms = isNaN(seconds) ? Date.parse(value) - Date.now() : seconds * 1000;
+    return isNaN(ms) ? 0 : Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+  }
+
+  // The page's link to the server: its push stream while that is healthy, else its poll.
+  // ``o.events``: the stream's event names, each handed to ``o.onEvent(name, data)``;
+  // ``o.fetch()``: fetch now (the page then calls ``link.done(ok, xhr)``); ``o.pollMs()``: how
+  // often to poll without a stream.
+  function Link(wrap, o) {
+    var url = wrap.dataset.streamUrl || "";
+    var silentMs = 2 * 1000 * (Number(wrap.dataset.keepalive) || KEEPALIVE_SECONDS);
+    var state = wrap.querySelector(".connection-state");
+    var source = null;
+    var openedAt = 0;
+    var connectedAt = 0; // when the stream was asked for
+    var lastHeard = 0;
+    var streamBackoff = new Backoff();
+    var reconnectAt = 0;
+    var fetchBackoff = new Backoff();
+    var link = { retryAt: 0, failed: false, streaming: false, everOpen: false };
+    var lastPoll = Date.now();
+    // Whether the last stream ended by a failure (an error, the browser offline), not by being
+    // renewed after a silence: the chat and the bell then fetch what they may have missed.
+    var missed = false;
+    var keepaliveEvents = false;
+
+    link.online = function () {
+      return navigator.onLine !== false;
+    };
+    // Whether a fetch may go now: online, and not before the back-off's time.
+    link.mayFetch = function () {
+      return link.online() && Date.now() >= link.retryAt;
+    };
+
+    function show() {
+      var kind = !link.online() ? "offline" : link.failed ? "reconnecting" : "live";
+      if (wrap.dataset.connection === kind) return;
+      wrap.dataset.connection = kind;
+      // Only the text changes: the region stays in the page, so screen readers announce it.
+      if (state) state.textContent = kind === "live" ? "" : state.dataset[kind] || "";
+    }
+
+    function mark(open) {
+      link.streaming = open;
+      wrap.dataset.stream = open ? "open" : "closed";
+    }
+
+    function heard() {
+      lastHeard = Date.now();
+    }
+
+    // A fetch now, which also counts as the poll's.
+    function fetchNow() {
+      lastPoll = Date.now();
+      o.fetch();
+    }
+
+    function connect() {
+      if (!url || source || !link.online()) return;
+      var es = new EventSource(url);
+      source = es;
+      connectedAt = Date.now();
+      es.onopen = function () {
+        if (source !== es) return;
+        openedAt = Date.now();
+        heard();
+        var again = link.everOpen;
+        link.everOpen = true;
+        link.failed = false;
+        fetchBackoff.reset();
+        link.retryAt = 0;
+        mark(true);
+        show();
+        // The chat and the bell listen on the same stream (chat.js, bell.js).
+        // (again: the page had a stream before, and may have missed their news meanwhile.)
+        document.dispatchEvent(
+          new CustomEvent("cardclub:streamopen", { detail: { source: es, again: missed } })
+        );
+        // Back after a break: whatever happened meanwhile is fetched now.
+        if (again) fetchNow();
+        missed = false;
+      };
+      es.onerror = function () {
+        if (source === es) drop(true);
+      };
+      o.events.forEach(function (name) {
+        es.addEventListener(name, function (event) {
+          if (source !== es) return;
+          heard();
+          o.onEvent(name, event.data);
+        });
+      });
+      // A keep-alive the server may send as an event (a comment is invisible to EventSource).
+      es.addEventListener("keepalive", function () {
+        if (source !== es) return;
+        heard();
+        keepaliveEvents = true;
+      });
+    }
+
+    // The stream is gone (an error, a silence, the browser offline): close it for good (never
+    // let EventSource retry on its own, every few seconds, for ever), fetch what may have been
+    // missed (after a failure: a stream merely renewed brings the current version first), and
+    // open another after the back-off.
+    function drop(failure) {
+      var es = source;
+      if (failure && link.everOpen) missed = true;
+      source = null;
+      if (es) es.close();
+      var wasOpen = link.streaming;
+      if (openedAt && Date.now() - openedAt >= STABLE_MS) streamBackoff.reset();
+      openedAt = 0;
+      mark(false);
+      if (!failure) {
+        // Renewed: at once, and no poll meanwhile.
+        reconnectAt = 0;
+        lastPoll = Date.now();
+        return;
+      }
+      reconnectAt = Date.now() + streamBackoff.next();
+      if (wasOpen) fetchNow();
+    }
+
+    // The answer to one of the page's fetches: ``ok`` false for a failed request (no answer, an
+    // error status, a time-out).
+    link.done = function (ok, xhr) {
+      if (ok) {
+        fetchBackoff.reset();
+        link.retryAt = 0;
+        link.failed = false;
+      } else {
+        link.failed = true;
+        link.retryAt = Date.now() + fetchBackoff.next(retryAfterMs(xhr));
+      }
+      show();
+    };
+
+    // Now, whatever the poll's rhythm: back online, a tab shown again. A stream is tried again
+    // too, as soon as this fetch says the server answers.
+    function catchUp() {
+      fetchBackoff.reset();
+      link.retryAt = 0;
+      fetchNow();
+      if (!source) {
+        streamBackoff.reset();
+        reconnectAt = 0;
+      }
+    }
+
+    window.setInterval(function () {
+      var now = Date.now();
+      // Silent for too long: dead, when its server sends keep-alives we can hear; else (a
+      // comment is all it sends) simply renewed, in case it is dead without a word.
+      if (source && link.streaming && now - lastHeard > silentMs) drop(keepaliveEvents);
+      // Asked for and never opened (a hung server, a proxy holding the answer back): failed.
+      if (source && !link.streaming && now - connectedAt > silentMs) drop(true);
+      // Only while the server answers: a stream tried against a server that is down would be
+      // one more request on every back-off step.
+      if (!source && url && now >= reconnectAt && !link.failed) connect();
+      if (link.streaming || now - lastPoll < o.pollMs() || !link.mayFetch()) return;
+      fetchNow();
+    }, TICK_MS);
+
+    window.addEventListener("offline", function () {
+      if (source) drop(true);
+      show();
+    });
+    window.addEventListener("online", function () {
+      show();
+      // The stream may have stayed "open" through the break without a word: start anew.
+      if (source) {
+        source.close();
+        source = null;
+        mark(false);
+        missed = link.everOpen;
+      }
+      catchUp();
+    });
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) catchUp();
+    });
+
+    show();
+    connect();
+    return link;
+  }
 
   function initTable(wrap) {
-    var streamOpen = false;
     var latest = 0; // the newest version the stream announced
     var inFlight = false;
-    var inFlightSince = 0;
     var timer = null;
     var lastSwap = 0;
     var focusKey = null;
@@ -33,7 +268,7 @@
       var t = table();
       return t && t.hasAttribute("hx-get") ? t : null;
     };
-    // What the page shows: its version and its number of moves (steps share a version).
+    // What the page shows: its version and its number of moves.
     var shownKey = function () {
       var t = table();
       return t ? t.dataset.version + "/" + t.dataset.moves : "";
@@ -46,88 +281,118 @@
     // replaced, detached from the page. So a post cancels a fetch in flight, and no fetch
     // starts while a post is pending.
     var posting = false;
+    var picks = null; // the member's choices in the form of the move being sent
     document.addEventListener("htmx:beforeRequest", function (event) {
       var elt = event.detail.elt;
       var t = table();
       if (!t || !elt || elt === t || !t.contains(elt)) return;
       posting = true;
+      picks = elt.tagName === "FORM" ? checkedIn(elt) : null;
       if (inFlight) htmx.trigger(t, "htmx:abort");
+    });
+
+    var link = Link(wrap, {
+      events: ["version"],
+      onEvent: function (name, data) {
+        var version = parseInt(data, 10);
+        if (version > latest) latest = version;
+        backlog = inFlight || timer !== null;
+        pump();
+      },
+      fetch: function () { fetchTable(); },
+      pollMs: function () {
+        var t = table();
+        return (t && Number(t.dataset.pollMs)) || POLL_MS;
+      },
     });
 
     function fetchTable() {
       var t = liveTable();
       if (!t || posting) return;
-      if (inFlight && Date.now() - inFlightSince < STUCK_MS) return;
+      if (inFlight) return;
+      if (!link.mayFetch()) return pump();
       inFlight = true;
-      inFlightSince = Date.now();
       htmx.trigger(t, "cardclub:update");
     }
 
     // Fetch when the stream knows of a newer version than the one shown. A version heard while
     // the page was up to date is fetched at once; when versions queue up behind the one just
-    // shown (bots moving in a row), each step stays on screen STEP_MS before the next.
+    // shown (bots moving in a row), each step stays on screen STEP_MS before the next. A
+    // failed fetch waits for its back-off.
     var backlog = false;
-    // A table marked data-step is an earlier move on the way to the current version (the
-    // server steps through moves that came in a row): fetch the next one after STEP_MS.
     function pump() {
       var t = liveTable();
-      if (timer || inFlight || !t) return;
-      var step = !!t.dataset.step;
-      if (!step && latest <= shownVersion()) return;
-      var wait = backlog || step ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
+      if (timer || inFlight || !t || !link.online()) return;
+      if (latest <= shownVersion()) return;
+      var wait = backlog ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
+      wait = Math.max(wait, link.retryAt - Date.now());
       timer = window.setTimeout(function () {
         timer = null;
         fetchTable();
       }, wait);
     }
 
-    trackStream(wrap, function (open) { streamOpen = open; });
-    wrap.addEventListener("htmx:sseBeforeMessage", function (event) {
-      // The event's data is a version number, not markup: never let the extension swap it.
-      event.preventDefault();
-      var version = parseInt(event.detail.data, 10);
-      if (version > latest) latest = version;
-      backlog = inFlight || timer !== null;
-      pump();
-    });
-    // The fallback: poll while the stream is not open (it reconnects by itself), every
-    // data-poll-ms of the table shown (shorter while a bot is to move), else every POLL_MS.
-    var lastPoll = Date.now();
-    window.setInterval(function () {
-      if (streamOpen) return;
-      var t = table();
-      var every = (t && Number(t.dataset.pollMs)) || POLL_MS;
-      if (Date.now() - lastPoll < every) return;
-      lastPoll = Date.now();
-      fetchTable();
-    }, FALLBACK_TICK_MS);
-
     // After a swap the request's element is the old, detached table, whose events no longer
     // reach the document: the fetch is also over when the new table settles (below).
     document.addEventListener("htmx:afterRequest", function (event) {
       var elt = event.detail.elt;
-      if (elt && elt.closest && elt.closest("#table") && elt.id !== "table") posting = false;
+      if (elt && elt.closest && elt.closest("#table") && elt.id !== "table") {
+        posting = false;
+        if (!event.detail.successful) moveFailed(elt, event.detail.xhr);
+        return;
+      }
       if (!elt || elt.id !== "table") return;
       inFlight = false;
-      if (!event.detail.successful) lastSwap = Date.now(); // do not hammer a failing server
+      // An abort is ours (a move was sent): not the server's failure.
+      if (event.detail.xhr && event.detail.xhr.status === 0 && posting) return;
+      link.done(event.detail.successful, event.detail.xhr);
       pump();
     });
+
+    // A move that never reached the server, or that it could not take (no connection, an
+    // error, busy): say so where the page's messages are, keep the member's choices (nothing
+    // was swapped: the form is as they left it) and bring the table up to date. Nothing is
+    // sent again by itself: the member presses again, and the version in the form makes sure
+    // a move that did get through is not played twice.
+    function moveFailed(elt, xhr) {
+      var form = elt.closest("form");
+      if (!form || (form.getAttribute("hx-post") || "") === "") return;
+      var status = xhr ? xhr.status : 0;
+      var busy = status === 503 || status === 429;
+      say(wrap.dataset[status === 0 ? "moveUnsent" : busy ? "moveBusy" : "moveFailed"]);
+      link.done(false, xhr);
+      fetchTable();
+    }
+
+    // The server refused the move (stale, not your turn): its message comes in the fragment's
+    // #messages; the table it sent is the current one. Put the member's choices back where the
+    // same ones are still offered.
+    document.addEventListener("cardclub:moveRefused", function () {
+      refused = picks;
+    });
+    var refused = null;
 
     document.addEventListener("htmx:beforeSwap", function (event) {
       var target = event.detail.target;
       if (target && target.id === "table") focusKey = describeFocus(target);
     });
 
-    document.addEventListener("htmx:afterSettle", function () {
+    document.addEventListener("htmx:afterSettle", function (event) {
       var t = table();
       if (!t) return;
-      inFlight = false;
-      posting = false;
+      var target = event.detail.target;
+      if (target && target.id === "table") {
+        if (inFlight) link.done(true);
+        inFlight = false;
+        posting = false;
+        if (refused) restoreChecked(t, refused);
+        refused = null;
+      }
       var key = shownKey();
       if (key === shown && !focusKey) return;
       var changed = key !== shown;
       shown = key;
-      backlog = latest > Number(t.dataset.version) || !!t.dataset.step;
+      backlog = latest > Number(t.dataset.version);
       lastSwap = Date.now();
       var myTurn = !!t.dataset.myTurn;
       var turnStarts = myTurn && !wasMyTurn;
@@ -167,16 +432,50 @@
     signalTurn(wasMyTurn, false);
   }
 
-  // Whether the push stream is open, for the poll fallback and as data-stream="open|closed"
-  // on the wrapper (a style hook, and how the browser tests know the push is live).
-  function trackStream(wrap, set) {
-    var mark = function (open) {
-      set(open);
-      wrap.dataset.stream = open ? "open" : "closed";
-    };
-    wrap.addEventListener("htmx:sseOpen", function () { mark(true); });
-    wrap.addEventListener("htmx:sseError", function () { mark(false); });
-    wrap.addEventListener("htmx:sseClose", function () { mark(false); });
+  document.addEventListener("htmx:configRequest", function (event) {
+    var elt = event.detail.elt;
+    if (!elt || !elt.closest) return;
+    if (elt.id === "table" || elt.id === "mine") event.detail.timeout = FETCH_TIMEOUT_MS;
+    else if (elt.closest("#table")) event.detail.timeout = MOVE_TIMEOUT_MS;
+  });
+
+  // An error in the page's message area (#messages, base.html), as the server writes them.
+  function say(text) {
+    var area = document.getElementById("messages");
+    if (!area || !text) return;
+    var p = document.createElement("p");
+    p.className = "message error";
+    p.setAttribute("role", "alert");
+    p.textContent = text;
+    area.replaceChildren(p);
+  }
+
+  // The checked radio buttons and checkboxes of a form (a picked card, the table cards to
+  // take), said so that they can be found again in a table drawn anew.
+  function checkedIn(form) {
+    var found = [];
+    form.querySelectorAll('input[type="radio"]:checked, input[type="checkbox"]:checked').forEach(
+      function (input) {
+        found.push({ id: input.id, name: input.name, value: input.value });
+      }
+    );
+    return found;
+  }
+
+  // A choice with a value (a card) is found by its name and value; one without (a radio that
+  // only says which set is being chosen) by its id.
+  function restoreChecked(root, checked) {
+    checked.forEach(function (c) {
+      var input = null;
+      if (c.name && c.value && c.value !== "on") {
+        input = root.querySelector(
+          'input[name="' + CSS.escape(c.name) + '"][value="' + CSS.escape(c.value) + '"]'
+        );
+      } else if (c.id) {
+        input = root.querySelector("#" + CSS.escape(c.id));
+      }
+      if (input && !input.disabled) input.checked = true;
+    });
   }
 
   // Scout cards are written "up/down" and turn over when scouted: compare them unordered.
@@ -246,21 +545,42 @@
   }
 
   function initMine(wrap) {
-    var streamOpen = false;
     var baseTitle = document.title;
+    var inFlight = false;
     var list = function () { return document.getElementById("mine"); };
-    var update = function () { if (list()) htmx.trigger(list(), "cardclub:update"); };
-    trackStream(wrap, function (open) { streamOpen = open; });
-    wrap.addEventListener("htmx:sseBeforeMessage", function (event) {
-      event.preventDefault();
-      update();
+    var link = Link(wrap, {
+      events: ["mine"],
+      // A stamp the list already shows (the stream's first event, say) is not fetched again.
+      onEvent: function (name, data) {
+        var l = list();
+        if (!l || !l.dataset.version || l.dataset.version !== data) update();
+      },
+      fetch: function () { update(); },
+      pollMs: function () { return 5 * POLL_MS; },
     });
-    window.setInterval(function () { if (!streamOpen) update(); }, 5 * POLL_MS);
+    function update() {
+      if (!list() || inFlight || !link.mayFetch()) return;
+      inFlight = true;
+      htmx.trigger(list(), "cardclub:update");
+    }
+    // Unchanged or failed, the list stays and its request's events reach the document;
+    // swapped, the new list settles.
+    document.addEventListener("htmx:afterRequest", function (event) {
+      if (!event.detail.elt || event.detail.elt.id !== "mine") return;
+      inFlight = false;
+      link.done(event.detail.successful, event.detail.xhr);
+    });
     var showCount = function () {
       var n = list() ? Number(list().dataset.myTurns || 0) : 0;
       document.title = n ? "(" + n + ") " + baseTitle : baseTitle;
     };
-    document.addEventListener("htmx:afterSettle", showCount);
+    document.addEventListener("htmx:afterSettle", function (event) {
+      if (event.detail.target && event.detail.target.id === "mine" && inFlight) {
+        inFlight = false;
+        link.done(true);
+      }
+      showCount();
+    });
     showCount();
   }
 

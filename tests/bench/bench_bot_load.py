@@ -12,8 +12,8 @@ and how many games ended differently between the two runs.
 The hard bots search a fixed budget (playouts or simulated plays) seeded from the rng they are
 given, with a wall-clock cap far above the normal time as a safety net only, so the two runs
 must agree game for game. Targets (exit status 1 on a miss): hard wins at least 65% in every
-game, the loaded run's win rate within 5 points of the idle run's, and a hard move's p95 at most
-250 ms in the idle run.
+game, the loaded run's win rate within 5 points of the idle run's, and a hard move's CPU time
+p95 at most 300 ms in the idle run (issue 35: the CPU time is what one idle core would take).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tests.bench.stats import percentile, wilson
 GAMES = ("escoba", "schotten_totten", "scout")
 TARGET_WIN = 0.65
 TARGET_SPREAD = 0.05
-TARGET_P95_MS = 250.0
+TARGET_P95_MS = 300.0  # CPU: what one idle core would take (issue 35)
 
 
 def burn(stop) -> None:  # pragma: no cover - runs in a child process
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             if label == "idle":
                 idle = results
                 differ = "-"
-                ok &= p95 <= TARGET_P95_MS
+                ok &= cpu95 <= TARGET_P95_MS
             else:
                 differ = str(sum(a != b for a, b in zip(idle, results, strict=True)))
             ok &= rate >= TARGET_WIN
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             ok &= abs(rates["loaded"] - rates["idle"]) <= TARGET_SPREAD
     print(
         f"targets: hard >= {TARGET_WIN:.0%} in every game; loaded within "
-        f"{TARGET_SPREAD * 100:.0f} points of idle; hard p95 <= {TARGET_P95_MS:.0f} ms idle"
+        f"{TARGET_SPREAD * 100:.0f} points of idle; hard cpu p95 <= {TARGET_P95_MS:.0f} ms idle"
     )
     print("all targets met" if ok else "a target was missed")
     return 0 if ok else 1

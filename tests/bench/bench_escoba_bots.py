@@ -4,8 +4,9 @@ Plays seeded two-player games with the seats alternating: easy against a uniform
 player, and hard against easy (``--games N`` each, 200 by default). Prints each match's win
 rate with its 95% Wilson interval (a drawn game would count as half a win; Escoba games never
 end drawn: a tie at the top plays another hand) and the p50/p95 time per move of each level.
-Exits 1 if a target is missed: easy >= 80% against random, hard >= 65% against easy, p95 per
-move <= 20 ms (easy) and <= 250 ms (hard).
+Exits 1 if a target is missed: easy >= 80% against random, hard >= 65% against easy, p95 of a
+move's CPU time (this process: what one idle core would take) <= 20 ms (easy) and <= 300 ms
+(hard).
 
 The hard bot runs with its real budget, so a match of 200 games takes a while (about 70 hard
 moves a game at up to 150 ms each): run it in the background on a shared machine.
@@ -23,7 +24,8 @@ from tests.bench.stats import percentile, wilson
 
 TARGET_EASY_VS_RANDOM = 0.80
 TARGET_HARD_VS_EASY = 0.65
-TARGET_P95_MS = {"easy": 20.0, "hard": 250.0}
+# CPU milliseconds per move (this process: what one idle core would take), issue 35.
+TARGET_P95_MS = {"easy": 20.0, "hard": 300.0}
 
 
 def play(seed: int, levels: list[str], times: dict[str, list[float]]) -> list[dict]:
@@ -37,9 +39,9 @@ def play(seed: int, levels: list[str], times: dict[str, list[float]]) -> list[di
         if level == "random":
             move = rng.choice(moves)
         else:
-            start = time.perf_counter()
+            start = time.process_time()
             move = bots.choose(engine.view(state, seat), moves, level, rng)
-            times.setdefault(level, []).append(time.perf_counter() - start)
+            times.setdefault(level, []).append(time.process_time() - start)
         state = engine.apply(state, seat, move)
     return engine.outcome(state)
 
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{'':<2}{'>= ' + format(target, '.0%'):>8}  {'ok' if passed else 'MISSED'}"
             f"  ({time.perf_counter() - started:.0f} s)"
         )
-    print(f"{'level':<8}{'moves':>8}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}{'target':>10}")
+    print(f"{'level':<8}{'moves':>8}{'cpu p50':>10}{'cpu p95':>10}{'max ms':>10}{'target':>10}")
     for level in bots.LEVELS:
         spent = times.get(level, [])
         if not spent:

@@ -10,8 +10,8 @@ so none occurs). Then the p50/p95 time per move of each level (``choose`` only, 
 forced move included, as the web layer would wait for it), wall clock and CPU: on a shared
 machine the wall clock also counts the time other processes hold the cores.
 
-Targets (exit status 1 if one is missed): easy >= 80% against random, hard >= 65% against easy,
-p95 per move <= 20 ms (easy) and <= 250 ms (hard). ``--claim-timing before_play`` plays the 1999
+Targets (exit status 1 if one is missed): easy >= 80% against random, hard >= 85% against easy
+(issue 35), p95 of a move's CPU time <= 20 ms (easy) and <= 300 ms (hard). ``--claim-timing before_play`` plays the 1999
 rules instead. The hard bot uses its real budget, so the full run takes a long while on a
 shared machine: run it in the background.
 """
@@ -26,8 +26,9 @@ import time
 from games.schotten_totten import bots, engine
 from tests.bench.stats import percentile, wilson
 
-TARGETS = (("easy", "random", 0.80), ("hard", "easy", 0.65))
-P95_MS = {"easy": 20.0, "hard": 250.0}
+TARGETS = (("easy", "random", 0.80), ("hard", "easy", 0.85))
+# CPU milliseconds per move (this process: what one idle core would take), issue 35.
+P95_MS = {"easy": 20.0, "hard": 300.0}
 
 
 def game(seed: int, levels: tuple[str, str], options: dict, times: dict) -> list[int]:
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         wall = [w * 1000 for w, _ in spent]
         cpu = [c * 1000 for _, c in spent]
-        p95 = percentile(wall, 0.95)
+        p95 = percentile(cpu, 0.95)
         passed = p95 <= P95_MS[level]
         ok = ok and passed
         print(
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{'<= ' + format(P95_MS[level], '.0f'):>9}{percentile(cpu, 0.5):>10.2f}"
             f"{percentile(cpu, 0.95):>9.2f}  {'ok' if passed else 'MISSED'}"
         )
-    print("(times per move in ms: wall clock, which the targets use, and this process's CPU)")
+    print("(times per move in ms: wall clock, and this process's CPU, which the targets use)")
     print("all targets met" if ok else "a target was missed")
     return 0 if ok else 1
 

@@ -71,10 +71,6 @@ def watch_context(context, problems: list[str]) -> None:
     context.add_init_script(script=REPORT_VIOLATIONS)
 
     def on_console(message):
-        # The admin's pages link no icon, so Chromium asks for /favicon.ico and gets a 404:
-        # nothing of the policy's, nor of ours.
-        if (message.location or {}).get("url", "").endswith("/favicon.ico"):
-            return
         # The live table aborts its own fetch when the member moves (static/js/live.js), and htmx
         # logs every abort as an error event; a failed request still shows as responseError or
         # sendError. Chromium writes the event's other arguments after a comma, when it has them

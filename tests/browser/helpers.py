@@ -22,12 +22,13 @@ def session_for(browser: Browser, base_url: str, username: str) -> Page:
     return page
 
 
-def page_with_session(browser: Browser, server, user) -> Page:
+def page_with_session(browser: Browser, server, user, **context_args) -> Page:
     """A page of a context of its own carrying ``user``'s session cookie for ``server`` (an
-    app server started by the tests, which has no login form run against it)."""
+    app server started by the tests, which has no login form run against it); ``context_args``
+    for the context (a phone's viewport, touch)."""
     from tests.servers import session_cookie
 
-    context = browser.new_context(locale="es-ES")
+    context = browser.new_context(**{"locale": "es-ES", **context_args})
     cookies = session_cookie(user)
     context.add_cookies([{"name": k, "value": v, "url": server.url} for k, v in cookies.items()])
     return context.new_page()

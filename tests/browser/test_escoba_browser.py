@@ -22,7 +22,7 @@ def play_escoba_turn(page: Page) -> None:
     cards = [table.nth(i).get_attribute("value") for i in range(table.count())]
     for i in range(labels.count()):
         labels.nth(i).click()
-        take = page.locator("#table .choices > div:visible button[value^='c:']")
+        take = page.locator("#table .choices > div:visible button.take-picked")
         picks = cards_making_15(take.get_attribute("value"), cards) if take.count() else None
         if picks:
             for card in picks:
@@ -92,8 +92,8 @@ def test_two_members_play_a_whole_escoba_match_in_two_browsers(
 
 
 def test_taking_without_checking_table_cards_says_so_through_htmx(live_server, browser, alice, bob):
-    """Pressing Take with no table card checked: the table comes back through htmx with the
-    message, and nothing changes (the console watch fails the test on any CSP violation)."""
+    """Pressing Take with no table card checked: the table comes back through htmx, the message
+    in the page's message area, and nothing changes (the console watch fails the test on any CSP violation)."""
     from games.escoba import engine
     from tests.web.table_helpers import start_match, variant
 
@@ -113,9 +113,38 @@ def test_taking_without_checking_table_cards_says_so_through_htmx(live_server, b
     labels = page.locator("#table .hand-row label")
     for i in range(labels.count()):
         labels.nth(i).click()
-        take = page.locator("#table .choices > div:visible button[value^='c:']")
+        take = page.locator("#table .choices > div:visible button.take-picked")
         if take.count():
             take.click()
             break
-    expect(page.locator("#table .message.error")).to_contain_text("Elige primero las cartas")
+    expect(page.locator("#messages .message.error[role=alert]")).to_contain_text(
+        "Elige primero las cartas"
+    )
     assert Match.objects.get(pk=match.pk).version == match.version
+
+
+def test_on_a_phone_a_capture_is_two_taps_the_hand_card_and_its_listed_capture(
+    live_server, browser, alice, bob
+):
+    from tests.web.table_helpers import set_escoba_table, start_match
+
+    match = start_match("escoba", [alice, bob])
+    set_escoba_table(match, ["2o", "3e", "5b"], [["5o", "7o", "10o"], ["10c", "10e", "9c"]])
+    page = browser.new_context(
+        locale="es-ES", viewport={"width": 390, "height": 844}, has_touch=True
+    ).new_page()
+    log_in(page, live_server.url, alice.username)
+    page.goto(live_server.url + match.get_absolute_url())
+    old = table_version(page)
+    # Tap one: the 7 de oros in the hand. Tap two: its capture, listed as a button.
+    page.locator("#table .hand-row label[for='h-7o']").tap()
+    way = page.locator("#table .choices > div:visible .way-buttons button")
+    expect(way).to_have_text("3 de espadas + 5 de bastos")
+    box = way.bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44
+    way.tap()
+    wait_for_new_version(page, old)
+    expect(page.locator("#table .last-moves")).to_contain_text(
+        "juega el 7 de oros y se lleva el 3 de espadas y el 5 de bastos"
+    )
+    assert Match.objects.get(pk=match.pk).moves.get().code == "c:7o:3e+5b"

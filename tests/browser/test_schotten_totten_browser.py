@@ -80,7 +80,8 @@ def test_a_refused_move_is_swapped_in_with_its_message_and_no_csp_violation(
     live_server, browser, alice, bob
 ):
     """A page that fell behind (here: its version set back, as a page opened before the other
-    member's move would be) posts a move: the table comes back through htmx with the message.
+    member's move would be) posts a move: the table comes back through htmx, the message in
+    the page's message area.
     The console watch of every browser test fails it on any CSP violation of that swap."""
     from tests.web.table_helpers import start_match
 
@@ -93,5 +94,5 @@ def test_a_refused_move_is_swapped_in_with_its_message_and_no_csp_violation(
     page.evaluate("document.querySelector('#table input[name=v]').value = '0'")
     table.locator(".st-hand label").first.click()
     table.locator(".st-board button[value^='p:']:visible").first.click()
-    expect(page.locator("#table .message.error")).to_be_visible()
+    expect(page.locator("#messages .message.error[role=alert]")).to_be_visible()
     assert Match.objects.get(pk=match.pk).version == match.version

@@ -223,3 +223,34 @@ def test_hard_beats_easy(small_budget):
         levels = ("hard", "easy") if seat == 0 else ("easy", "hard")
         wins += winner(play_game(levels, 500 + number)) == seat
     assert wins > games // 2
+
+
+def test_sampled_deals_put_every_unseen_card_somewhere_once():
+    for seed in range(3):
+        for state in mid_game_states(seed, plays=8):
+            view = engine.view(state, state.turn)
+            deal = bots._sample(view, random.Random(seed))
+            assert engine.view(deal, state.turn)["stones"] == view["stones"]
+            assert list(deal.hands[state.turn]) == view["hand"]
+            assert sorted(engine.all_cards(deal)) == sorted(engine.all_cards(state))
+            assert [len(h) for h in deal.hands] == view["hand_sizes"]
+
+
+def test_sampled_deals_favour_the_cards_that_fit_the_opponents_open_formations():
+    """The opponent started a red 5-6 on a stone: red 4s and 7s, which would make it a suited
+    run, are dealt to their hand more often than the other unseen cards."""
+    state = engine.new_game(2, seed=3)
+    view = engine.view(state, 0)
+    opponent = [c for c in ("R5", "R6") if c not in view["hand"]]
+    view["stones"][4]["cards"][1] = opponent
+    fits = ("R4", "R7")
+    others = tuple(c for c in ("B2", "G9", "Y1", "P9", "O1") if c not in view["hand"])[:2]
+    counts = {card: 0 for card in fits + others}
+    rng = random.Random(1)
+    for _ in range(400):
+        hand = bots._sample(view, rng).hands[1]
+        for card in counts:
+            counts[card] += card in hand
+    held = [c for c in fits + others if c in view["hand"]]
+    assert len(opponent) == 2 and not held
+    assert min(counts[c] for c in fits) > 1.3 * max(counts[c] for c in others)

@@ -1,7 +1,7 @@
 """Scout bots (issue 6): legal moves only, blind to hidden cards, each level beats the one below.
 
 Plain pytest, no database: ``.venv/bin/pytest -p no:django tests/engines/test_scout_bots.py``.
-The hard bot runs with few playouts and no deadline here, so the tests are fast and a move
+The hard bot runs with a small budget and no deadline here, so the tests are fast and a move
 depends on the seed alone.
 """
 
@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from games.scout import bots, engine
+from games.scout import _bot_sim, bots, engine
 
-FAST = {"playouts": 12, "time_limit": None}
+FAST = {"work": 300, "time_limit": None}
 
 
 def agent(level, **options):
@@ -109,7 +109,7 @@ def test_a_bot_does_not_see_hidden_cards(players):
             assert engine.view(other, seat) == view
             other_moves = engine.legal_moves(other, seat)
             assert other_moves == moves
-            for level, options in (("easy", {}), ("hard", {"playouts": 6, "time_limit": None})):
+            for level, options in (("easy", {}), ("hard", {"work": 150, "time_limit": None})):
                 first = bots.choose(view, moves, level, random.Random(7), **options)
                 again = bots.choose(
                     engine.view(other, seat), other_moves, level, random.Random(7), **options
@@ -209,6 +209,71 @@ def test_easy_beats_random():
 
 
 def test_hard_beats_easy():
-    # Few playouts to stay fast; the benchmark measures the real thing.
-    wins, margin = match(2, agent("hard", playouts=100, time_limit=None), agent("easy"), games=8)
+    # A small budget to stay fast; the benchmark measures the real thing.
+    wins, margin = match(2, agent("hard", work=2500, time_limit=None), agent("easy"), games=8)
     assert wins >= 4 and margin > 8
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_playout_model_plays_rounds_as_the_engine_does(players):
+    """Every move of random games, played in the bots' round model beside the engine, leaves
+    the same hands, table, counts and turn, and each round ends when the engine's does with
+    the points of its summary (with and without the ender exemption)."""
+    for seed in range(4):
+        rng = random.Random(seed)
+        state = engine.new_game(players, seed=seed)
+        model = _bot_sim.Round.from_state(state)
+        while not engine.is_over(state):
+            movers = engine.to_move(state)
+            seat = movers[rng.randrange(len(movers))]
+            move = rng.choice(engine.legal_moves(state, seat))
+            rnd = state.round
+            model.play(seat, bots._spec(move))
+            state = engine.apply(state, seat, move)
+            if state.round != rnd or engine.is_over(state):
+                summary = state.summaries[-1]
+                assert model.over and model.ender == summary.ender
+                assert model.points() == list(summary.points)
+                counts = zip(summary.taken, summary.tokens, summary.hand, strict=True)
+                assert model.points(exempt=False) == [t + k - h for t, k, h in counts]
+                model = _bot_sim.Round.from_state(state)
+                continue
+            assert not model.over
+            assert model.hands == list(state.hands)
+            assert model.active == state.active and model.owner == state.owner
+            assert model.taken == [len(t) for t in state.taken]
+            assert (model.tokens, model.chips) == (list(state.tokens), list(state.chips))
+            assert bool(model.deciding) == (state.phase == engine.DECIDE)
+            if not model.deciding:
+                assert model.turn == state.turn
+
+
+def test_the_chip_costs_less_as_another_hand_runs_out():
+    """Hard's own playouts: an unused chip is worth nothing once the round ends, so its price
+    falls from ``CHIP_COST`` to nothing over another seat's last cards."""
+    model = _bot_sim.Round.from_state(engine.new_game(4, seed=1))
+    costs = []
+    for size in (9, 5, 3, 1):
+        model.hands[2] = model.hands[2][:size]
+        costs.append(bots._chip_cost(model, 0))
+    assert costs[0] == costs[1] == bots.CHIP_COST
+    assert costs[1] > costs[2] > costs[3] == 0.0
+
+
+def test_hard_counts_only_part_of_its_own_exemption():
+    """A round our seat ends with cards in hand (every other seat scouted its set) is worth less
+    to hard's playouts than the rules' points say: the exemption is valued as a risk."""
+    state = engine.new_game(3, seed=2)
+    for seat in range(3):
+        state = engine.apply(state, seat, engine.KEEP)
+    model = _bot_sim.Round.from_state(state)
+    model.hands[2] = (5 << 4 | 1, 6 << 4 | 2, *model.hands[2][2:])  # a 5-6 run to show
+    model.turn = 2
+    model.play(2, ("s", 0, 2))
+    model.play(0, ("c", "L", False, 0))
+    model.play(1, ("c", "L", False, 0))
+    assert model.over and model.ender == 2 and len(model.hands[2]) == 10
+    points = model.points()
+    fair = points[2] - (points[0] + points[1]) / 2
+    assert bots._playout(model.copy(), 2, {}, None) == fair - bots.EXEMPT_RISK * 10
+    assert bots._playout(model.copy(), 0, {}, None) == points[0] - (points[1] + points[2]) / 2

@@ -47,11 +47,13 @@ RACES = [
     "resignations",
     "rated_finishes",
     "sweep_vs_final_move",
+    "swiss_next_round",
 ]
 FIGURES = ["rounds", "requests", "lost", "500s", "overwritten", "refused", "stale", "unreplayable"]
 
 MESSAGE = re.compile(r'<p class="message ([a-z ]+)" role="[a-z]+">(.*?)</p>', re.S)
 ERROR_IN_TABLE = 'class="message error" role="alert"'
+ADMIN_MESSAGE = re.compile(r'<li class="(success|error|warning|info)">(.*?)</li>', re.S)
 
 
 # --- HTTP, as a browser would send it -----------------------------------------------------------
@@ -439,6 +441,47 @@ class Races:
             if {s.index: s.rank for s in fixture.seats.all()} != ranks:
                 self.note("sweep_vs_final_move", "overwritten", f"fixture {fixture.pk} ranks")
 
+    # 9. Two admins press "Move to the next round" of a Swiss at the same instant: one round
+    # is paired, the other admin is told the round it would pair from is unfinished.
+    def swiss_next_round(self) -> None:
+        from types import SimpleNamespace
+
+        from cardclub.leagues.models import Fixture, League, Season
+
+        if not hasattr(self, "admins"):
+            self.admins = make_members(2, prefix="admin", is_staff=True, is_superuser=True)
+        league = League.objects.get_or_create(
+            name="Race Swiss", game="schotten_totten", variant=self.variant("schotten_totten")
+        )[0]
+        season = Season.objects.create(
+            league=league, name="race", format=Season.Format.SWISS, swiss_rounds=3
+        )
+        for member in self.members:
+            season.add_player(self.user(member))
+        season.generate_fixtures()
+        for fixture in Fixture.objects.filter(round__season=season):
+            fixture.record_match_result(
+                [SimpleNamespace(index=i, rank=i + 1, score=0) for i in range(2)]
+            )
+        path = "/admin/leagues/season/"
+        data = {"action": "next_round", "_selected_action": season.pk}
+        at_once([self.post(admin, path, data) for admin in self.admins])
+        told = [
+            ADMIN_MESSAGE.findall(self.client.request(a, "GET", path).body) for a in self.admins
+        ]
+        season.refresh_from_db()
+        fixtures = Fixture.objects.filter(round__season=season, round__number=2).count()
+        if season.current_round != 2 or season.rounds.count() != 2 or fixtures != 4:
+            self.note(
+                "swiss_next_round",
+                "lost",
+                f"season {season.pk}: round {season.current_round}, "
+                f"{season.rounds.count()} rounds, {fixtures} fixtures in round 2",
+            )
+        kinds = sorted(kind for messages in told for kind, _text in messages)
+        if kinds != ["error", "success"]:
+            self.note("swiss_next_round", "refused", f"season {season.pk}: told {told}")
+
     # Setting up.
 
     def started(self, game: str, members: list[Member]):
@@ -509,7 +552,7 @@ class Races:
 # --- One database, in its own process -----------------------------------------------------------
 
 
-def make_members(count: int) -> list[Member]:
+def make_members(count: int, prefix: str = "racer", **fields) -> list[Member]:
     from django.contrib.auth import (
         BACKEND_SESSION_KEY,
         HASH_SESSION_KEY,
@@ -520,7 +563,7 @@ def make_members(count: int) -> list[Member]:
 
     members = []
     for i in range(count):
-        user = get_user_model().objects.create_user(f"racer{i}", password=None)
+        user = get_user_model().objects.create_user(f"{prefix}{i}", password=None, **fields)
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
         session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"

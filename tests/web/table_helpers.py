@@ -97,3 +97,36 @@ def fragment_sizes(clients: dict, match: Match, seed: int, moves: int) -> dict[s
                 assert response.status_code == 200
                 sizes["poll"].append((len(response.content), other, was))
     return sizes
+
+
+def league_fixture_match(game: str, members):
+    """A one-fixture league season of ``members`` whose match has started (everyone ready):
+    the fixture and its match."""
+    from datetime import date
+
+    from cardclub.leagues import actions as league_actions
+    from cardclub.leagues.models import Fixture, League, Season
+
+    league = League.objects.create(name="Liga", game=game, variant=variant(game))
+    season = Season.objects.create(league=league, name="2026", starts_on=date.today())
+    for member in members:
+        season.add_player(member)
+    season.generate_fixtures()
+    fixture = Fixture.objects.get(round__season=season)
+    for member in members:
+        fixture = league_actions.say_ready(fixture.pk, member)
+    return fixture, fixture.match
+
+
+def set_escoba_table(match: Match, table, hands, turn=0) -> Match:
+    """Write a hand-made Escoba position into ``match`` (the rest of the cards form the deck)."""
+    from games.escoba.engine import DECK
+
+    data = match.engine.dump(engine_state(match))
+    used = table + [c for h in hands for c in h]
+    data["table"], data["hands"], data["turn"] = list(table), [list(h) for h in hands], turn
+    data["deck"] = [c for c in DECK if c not in used]
+    data["last_moves"] = []
+    match.state = match.engine.dump(match.engine.load(data))
+    match.save()
+    return match

@@ -90,6 +90,25 @@ def test_no_admin_page_shows_a_live_matchs_seed_state_or_move_codes(staff, live)
     assert "hidden until the match is over" in page or "oculto hasta" in page
 
 
+def test_a_view_only_staff_member_sees_no_secret_either(live, django_user_model):
+    """The same pages for a staff member who may only view: the ones Django lets them see
+    hide the same, and the rest are refused."""
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    viewer = django_user_model.objects.create_user("viewer", password="x", is_staff=True)
+    viewer.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
+    client = Client()
+    client.force_login(viewer, backend="django.contrib.auth.backends.ModelBackend")
+    shown = 0
+    for url in admin_pages(live):
+        response = client.get(url)
+        assert response.status_code in (200, 403), url
+        shown += response.status_code == 200
+        assert leaks(response.content.decode(), live) == [], url
+    assert shown >= 8
+
+
 SECRET_LOOKUPS = {
     "games_match": [
         "seed=1",

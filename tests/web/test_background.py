@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.core import mail
+from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
@@ -61,27 +62,81 @@ def test_a_move_against_bots_returns_at_once_and_queues_the_bot_move_after_commi
     assert 'class="badge turn"' in response.content.decode()
 
 
+def move_against_paused_bots(match, member, settings, capture_on_commit, pause=0.4):
+    """The member moves, with the queue held (nothing runs) and ``pause`` seconds between bot
+    moves; the one task queued, the bot's move to think of."""
+    settings.TASKS = DUMMY
+    settings.BOT_MOVE_PAUSE = pause
+    with capture_on_commit(execute=True):
+        actions.play_move(match.pk, member, member_move(match), match.version)
+    [think] = queued()
+    return think
+
+
 @pytest.mark.django_db
 def test_the_bot_thinks_at_once_and_its_move_is_written_after_the_pause(
     alice, settings, django_capture_on_commit_callbacks
 ):
     """The pause is a delay in the queue, not a sleep, and it runs from the previous move."""
     match = start_match("escoba", [alice], fillers=["easy", "easy"])
-    settings.TASKS = DUMMY
-    settings.BOT_MOVE_PAUSE = 0.4
-    with django_capture_on_commit_callbacks(execute=True):
-        actions.play_move(match.pk, alice, member_move(match), match.version)
-    [think] = queued()
+    think = move_against_paused_bots(match, alice, settings, django_capture_on_commit_callbacks)
     assert think.task.run_after is None
     assert think.task.call(*think.args) is True
     match.refresh_from_db()
     assert match.version == think.args[1], "nothing is written before the pause is over"
     [write] = queued("commit_bot_move")
     assert write.task.run_after == match.updated_at + timedelta(seconds=0.4)
-    assert write.args[:2] == [match.pk, match.version]
+    # The chosen move is not in the task: its arguments are kept, and shown in the task admin.
+    chosen = actions.choose_bot_move(match.pk, match.version)
+    assert write.args == [match.pk, match.version, chosen.seat]
     assert write.task.call(*write.args) is True
+    assert MoveRecord.objects.filter(match=match).latest("seq").code == chosen.code
     assert write.task.call(*write.args) is False, "written once, however often it runs"
     assert Match.objects.get(pk=match.pk).version == match.version + 1
+
+
+@pytest.mark.django_db
+def test_a_commit_that_finds_no_chosen_move_chooses_the_same_one_again(
+    alice, settings, django_capture_on_commit_callbacks
+):
+    """Another worker process, or an evicted cache, did not see the choice: the bot chooses
+    again from the seed and the version, and plays the move it chose the first time."""
+    match = start_match("escoba", [alice], fillers=["hard", "easy"])
+    # A pause no search outlasts, however busy the machine: the move waits for its commit.
+    think = move_against_paused_bots(
+        match, alice, settings, django_capture_on_commit_callbacks, pause=60
+    )
+    assert think.task.call(*think.args) is True
+    first_choice = actions.choose_bot_move(*think.args).code
+    cache.clear()
+    [write] = queued("commit_bot_move")
+    assert write.task.call(*write.args) is True
+    assert MoveRecord.objects.filter(match=match).latest("seq").code == first_choice
+
+
+@pytest.mark.django_db
+def test_a_bot_moves_with_the_cache_down(alice, settings, django_capture_on_commit_callbacks):
+    """The cache only saves choosing twice: with a shared Redis cache down, the bot still
+    plays its move."""
+    import socket
+
+    match = start_match("escoba", [alice], fillers=["easy", "easy"])
+    think = move_against_paused_bots(
+        match, alice, settings, django_capture_on_commit_callbacks, pause=60
+    )
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed}/0",
+        }
+    }
+    assert think.task.call(*think.args) is True
+    [write] = queued("commit_bot_move")
+    assert write.task.call(*write.args) is True
+    assert Match.objects.get(pk=match.pk).version == think.args[1] + 1
 
 
 @pytest.mark.django_db

@@ -11,6 +11,7 @@ from django.urls import reverse
 from games.escoba import engine, present
 
 from .table_helpers import engine_state, post_move, start_match
+from .table_helpers import set_escoba_table as set_table
 
 pytestmark = pytest.mark.django_db
 
@@ -18,18 +19,6 @@ pytestmark = pytest.mark.django_db
 CROWDED_TABLE = ["1o", "1c", "1e", "1b", "2o", "2c", "2e", "2b", "3o", "3c"]
 ALICE_HAND = ["5o", "6o", "7c"]
 BOB_HAND = ["10o", "10c", "10e"]
-
-
-def set_table(match, table, hands, turn=0):
-    """Write a hand-made position into ``match`` (the rest of the cards form the deck)."""
-    data = match.engine.dump(engine_state(match))
-    used = table + [c for h in hands for c in h]
-    data["table"], data["hands"], data["turn"] = list(table), [list(h) for h in hands], turn
-    data["deck"] = [c for c in engine.DECK if c not in used]
-    data["last_moves"] = []
-    match.state = match.engine.dump(match.engine.load(data))
-    match.save()
-    return match
 
 
 @pytest.fixture
@@ -70,7 +59,7 @@ def test_a_capture_made_by_checking_table_cards_changes_the_match_as_its_code_wo
 @pytest.mark.parametrize(
     ("language", "message"),
     [
-        ("en", "7 de copas and the table cards you picked make 13, not 15."),
+        ("en", "7 of cups and the table cards you picked make 13, not 15."),
         ("es", "7 de copas y las cartas de la mesa que has marcado suman 13, no 15."),
     ],
 )
@@ -99,25 +88,34 @@ def test_checking_every_card_of_a_crowded_table_is_told_its_sum_not_that_it_is_n
         HTTP_HX_REQUEST="true",
         HTTP_ACCEPT_LANGUAGE="en",
     )
-    assert "7 de copas and the table cards you picked make 25, not 15." in response.content.decode()
+    assert "7 of cups and the table cards you picked make 25, not 15." in response.content.decode()
 
 
-def test_a_hand_cards_captures_are_told_in_words_while_they_are_few(alice, bob, client_for):
+def test_a_hand_cards_captures_are_buttons_that_play_them_while_they_are_few(
+    alice, bob, client_for
+):
     hand = ["5o", "7o", "10o"]
     match = set_table(start_match("escoba", [alice, bob]), ["2o", "3e", "5b"], [hand, BOB_HAND])
     html = client_for(alice).get(match.get_absolute_url(), HTTP_HX_REQUEST="true")
-    text = re.sub(r"<[^>]+>", "", html.content.decode())
-    assert (
-        "Suma 15 con 2 de oros + 3 de espadas + 5 de bastos. "
-        "¡Escoba! Llevarse todas las cartas de la mesa es escoba." in text
+    page = html.content.decode()
+    ways = dict(
+        re.findall(r'<button type="submit" name="code" value="(c:[^"*]+)">([^<]+)</button>', page)
     )
-    assert "Suma 15 con 3 de espadas + 5 de bastos." in text
-    assert re.search(
-        "Suma 15 con (5 de bastos; 2 de oros \\+ 3 de espadas|2 de oros \\+ 3 de espadas; 5 de "
-        "bastos)\\.",
-        text,
-    )
+    assert ways == {
+        "c:5o:2o+3e+5b": "2 de oros + 3 de espadas + 5 de bastos",
+        "c:7o:3e+5b": "3 de espadas + 5 de bastos",
+        "c:10o:5b": "5 de bastos",
+        "c:10o:2o+3e": "2 de oros + 3 de espadas",
+    }
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "Suma 15 con (un toque y te las llevas): ¡Escoba! Llevarse todas las cartas" in text
     assert text.count("¡Escoba!") == 1
+    # Each button plays its capture at once: the picked boxes are not needed.
+    client_for(alice).post(
+        reverse("games:move", args=[match.pk]), {"code": "c:7o:3e+5b", "v": match.version}
+    )
+    match.refresh_from_db()
+    assert sorted(engine_state(match).table) == ["2o"]
 
 
 def test_a_crowded_table_counts_the_captures_and_says_when_one_is_an_escoba(alice, bob, client_for):

@@ -68,7 +68,7 @@ def test_schotten_totten_stones_are_numbered_one_to_nine_as_on_the_table():
     with translation.override("en"):
         first = present.describe_move({"seat": 0, "kind": "play", "card": "R7", "stone": 0}, names)
         last = present.describe_move({"seat": 1, "kind": "claim", "stone": 8}, names)
-    assert first["sentence"] == "ana plays Red 7 on stone 1"
+    assert first["sentence"] == "ana plays the Red 7 on stone 1"
     assert last["sentence"] == "bea claims stone 9"
 
 

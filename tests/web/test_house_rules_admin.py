@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from games import actions
 from games.models import RuleVariant
@@ -106,3 +107,75 @@ def test_inactive_house_rules_are_not_offered_for_new_tables(alice_client):
     page = alice_client.get(reverse("games:new_table", args=["escoba"]))
     offered = list(page.context["form"].fields["variant"].queryset)
     assert rules not in offered and variant("escoba") in offered
+
+
+def test_the_model_refuses_an_engines_internal_option_with_a_clear_message():
+    """Scout's ``_legacy_round_end_moves`` replays matches stored before a rules revision; the
+    engine takes it, but no house rules may carry it (issue 29)."""
+    from django.core.exceptions import ValidationError
+
+    rules = RuleVariant(
+        game="scout",
+        slug="legacy",
+        name_es="Antigua",
+        name_en="Old",
+        options={"_legacy_round_end_moves": 3},
+    )
+    with pytest.raises(ValidationError) as refused, translation.override("en"):
+        rules.full_clean()
+    assert "_legacy_round_end_moves: internal to the game, not a house rule" in str(refused.value)
+    with pytest.raises(ValidationError) as refused, translation.override("es"):
+        rules.full_clean()
+    assert "_legacy_round_end_moves: interna del juego" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"_legacy_round_end_moves": 3}, "internal to the game"),
+        ({"no_such_rule": 1}, "Unknown house rule: no_such_rule"),
+        ([1, 2], "must be a JSON object"),
+    ],
+)
+def test_the_model_validates_raw_options_against_the_declared_ones(options, words):
+    from django.core.exceptions import ValidationError
+
+    rules = RuleVariant(game="scout", slug="raw", name_es="x", name_en="x", options=options)
+    with translation.override("en"):
+        with pytest.raises(ValidationError) as refused:
+            rules.full_clean()
+        assert words in str(refused.value)
+
+
+def test_escobas_raw_options_are_checked_value_by_value():
+    from django.core.exceptions import ValidationError
+
+    good = RuleVariant(game="escoba", slug="raw", name_es="x", name_en="x", options={"target": 21})
+    good.full_clean()
+    bad = RuleVariant(game="escoba", slug="raw2", name_es="x", name_en="x", options={"target": "x"})
+    with pytest.raises(ValidationError):
+        bad.full_clean()
+
+
+def test_the_admin_refuses_raw_options_with_an_internal_option_and_saves_nothing(admin_client):
+    before = RuleVariant.objects.count()
+    with translation.override("en"):
+        response = admin_client.post(
+            reverse("admin:games_rulevariant_add") + "?game=scout",
+            base_data(game="scout", options='{"_legacy_round_end_moves": 3}'),
+            HTTP_ACCEPT_LANGUAGE="en",
+        )
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "internal to the game, not a house rule" in page or "interna del juego" in page
+    assert RuleVariant.objects.count() == before
+
+
+def test_an_existing_variant_keeps_its_typed_options_when_raw_ones_are_refused(admin_client):
+    rules = variant("scout")
+    url = reverse("admin:games_rulevariant_change", args=[rules.pk])
+    data = base_data(slug=rules.slug, options='{"_legacy_round_end_moves": 3}')
+    response = admin_client.post(url, data)
+    assert response.status_code == 200
+    rules.refresh_from_db()
+    assert "_legacy_round_end_moves" not in rules.options

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from cardclub.leagues import actions
 from cardclub.leagues.models import Fixture, League, LeagueError, ResultChange, Season
@@ -16,21 +16,7 @@ from games import actions as game_actions
 from games.models import Match
 from tests.web.table_helpers import variant
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def in_english():
-    """Messages are compared in English (the site's default is Spanish)."""
-    with translation.override("en"):
-        yield
-
-
-@pytest.fixture
-def league():
-    return League.objects.create(
-        name="Liga de otoño", game="schotten_totten", variant=variant("schotten_totten")
-    )
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("in_english")]
 
 
 @pytest.fixture

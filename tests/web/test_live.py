@@ -291,13 +291,16 @@ async def _asgi_get(user, url):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_under_asgi_a_live_match_opens_a_stream_and_a_finished_one_does_not(alice, bob):
+def test_under_asgi_a_live_match_opens_a_stream_and_a_finished_one_does_not(alice, bob, settings):
     match = start_match("schotten_totten", [alice, bob])
     live = reverse("games:live", args=[match.pk])
-    assert f'sse-connect="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
+    assert f'data-stream-url="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
     actions.resign(match.pk, alice)
+    # While it offers "Play again" the finished match hears the answers; after that, nothing.
+    assert f'data-stream-url="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
+    settings.REMATCH_WITHIN = 0
     html = run_async(_asgi_get(bob, match.get_absolute_url()))
-    assert "sse-connect" not in html and "hx-trigger" not in html
+    assert "data-stream-url" not in html and "hx-trigger" not in html
 
 
 def test_under_wsgi_no_page_opens_a_stream_it_could_not_hold(alice, bob, client_for):
@@ -306,14 +309,14 @@ def test_under_wsgi_no_page_opens_a_stream_it_could_not_hold(alice, bob, client_
     for url in (match.get_absolute_url(), reverse("games:lobby")):
         html = client.get(url).content.decode()
         # The page polls instead (static/js/live.js), from the same table and list.
-        assert "sse-connect" not in html and 'data-live="' in html
+        assert "data-stream-url" not in html and 'data-live="' in html
 
 
 @pytest.mark.django_db(transaction=True)
 def test_under_asgi_the_lobby_list_follows_the_members_stream(alice, bob):
     start_match("schotten_totten", [alice, bob])
     html = run_async(_asgi_get(alice, reverse("games:lobby")))
-    assert f'sse-connect="{reverse("games:my_matches_live")}"' in html
+    assert f'data-stream-url="{reverse("games:my_matches_live")}"' in html
 
 
 def test_the_lobby_list_is_a_fragment_for_htmx_and_the_lobby_otherwise(alice, bob, client_for):

@@ -179,12 +179,16 @@ def test_a_member_who_runs_out_of_time_hears_they_lost_on_time(
         assert game_tasks.sweep_clocks.call() == 1
     assert not Notification.objects.exists()  # the sweep only queued it
     with django_capture_on_commit_callbacks(execute=True):
-        assert run_queued("notify_lost_on_time") == 1
+        assert run_queued("notify_lost_on_time") == 2
     assert run_queued("notify_lost_on_time") == 0  # run twice, told once
-    [row] = Notification.objects.all()
-    assert (row.user, row.kind, row.match_id) == ([alice, bob][late], Kind.FORFEIT, match.pk)
-    assert run_queued_mail() == 1  # forfeit: e-mail by default
-    assert mail.outbox[0].to == [[alice, bob][late].email]
+    # The loser hears "forfeit", and the winner the result (tests/web/test_result_words.py).
+    rows = {(n.user, n.kind, n.match_id) for n in Notification.objects.all()}
+    assert rows == {
+        ([alice, bob][late], Kind.FORFEIT, match.pk),
+        ([bob, alice][late], Kind.RESULT, match.pk),
+    }
+    assert run_queued_mail() == 2  # forfeit and result: e-mail by default
+    assert sorted(m.to[0] for m in mail.outbox) == [alice.email, bob.email]
 
 
 def test_a_league_match_lost_on_time_with_nobody_watching_tells_both_members_by_mail(

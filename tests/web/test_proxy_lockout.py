@@ -86,6 +86,14 @@ def test_the_default_trusts_no_proxy_and_axes_uses_the_rule(monkeypatch):
         (1, "10.0.0.2", "", "10.0.0.2"),
         (1, "10.0.0.2", "not-an-address", "10.0.0.2"),
         (1, "10.0.0.2", " 2001:db8::1 ", "2001:db8::1"),
+        (1, "10.0.0.2", "999.1.1.1", "10.0.0.2"),
+        (1, "10.0.0.2", "1.2.3.4:80", "10.0.0.2"),
+        (1, "10.0.0.2", "x" * 5000, "10.0.0.2"),
+        # A connecting "address" that is none (a server that rewrote it from a header, a
+        # Unix socket): one placeholder address, never the header's word nor an error.
+        (0, "garbage", "203.0.113.7", "0.0.0.0"),
+        (1, "garbage", "also garbage", "0.0.0.0"),
+        (0, "", "", "0.0.0.0"),
     ],
 )
 def test_the_client_address_rule(settings, count, remote, forwarded, expected):
@@ -102,3 +110,27 @@ def test_the_readme_says_how_to_set_the_proxy_count():
     readme = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
     production = readme[readme.index("## Running in production") :]
     assert "TRUSTED_PROXY_COUNT" in production
+
+
+@pytest.mark.parametrize("remote", ["garbage", "999.1.1.1", "x" * 5000])
+def test_a_login_from_no_valid_address_is_counted_and_answered(client, alice, settings, remote):
+    for count in (0, 1):
+        settings.TRUSTED_PROXY_COUNT = count
+        meta = {"REMOTE_ADDR": remote, "HTTP_X_FORWARDED_FOR": remote}
+        assert login(client, "wrong", **meta).status_code == 200
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"0.0.0.0"}
+
+
+def test_runclub_tells_uvicorn_to_trust_no_forwarded_header():
+    from cardclub.accounts.management.commands.runclub import WEB_COMMAND
+
+    assert "--no-proxy-headers" in WEB_COMMAND
+
+
+def test_the_readmes_production_command_trusts_no_forwarded_header_in_the_server():
+    from django.conf import settings
+
+    readme = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
+    production = readme[readme.index("## Running in production") :]
+    command = production[production.index(".venv/bin/gunicorn") :].split("```")[0]
+    assert '--forwarded-allow-ips ""' in command

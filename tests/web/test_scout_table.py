@@ -417,7 +417,11 @@ def play_out(match, users, rng):
     raise AssertionError("the match did not end")
 
 
-def test_the_last_round_ends_the_match_with_its_scoring_and_the_winners(make_member, client_for):
+def test_the_last_round_ends_the_match_with_its_scoring_and_the_winners(
+    make_member, client_for, settings
+):
+    # No rematch offered (cardclub/social): the finished page then stops listening.
+    settings.REMATCH_WITHIN = 0
     match, users, clients = seated(make_member, client_for, 2)
     play_out(match, users, random.Random(11))
     match.refresh_from_db()

@@ -85,8 +85,10 @@ def test_the_last_member_to_leave_abandons_the_table_and_its_page_says_so(alice,
 
 
 def test_after_a_resignation_the_other_page_loses_its_live_controls_on_its_next_poll(
-    alice, bob, client_for
+    alice, bob, client_for, settings
 ):
+    # No rematch offered (cardclub/social): a finished match's page then stops listening.
+    settings.REMATCH_WITHIN = 0
     match = start_match("escoba", [alice, bob])
     bob_client = client_for(bob)
     page = bob_client.get(match.get_absolute_url()).content.decode()
@@ -129,8 +131,10 @@ def test_the_controls_travel_only_when_the_status_the_page_shows_has_changed(
 
 
 def test_after_the_last_move_the_other_page_shows_the_result_without_controls_or_old_messages(
-    alice, bob, client_for
+    alice, bob, client_for, settings
 ):
+    # No rematch offered (cardclub/social): a finished match's page then stops listening.
+    settings.REMATCH_WITHIN = 0
     from .test_tables import play_until_one_move_from_the_end
 
     match = start_match("escoba", [alice, bob])

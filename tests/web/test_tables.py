@@ -217,7 +217,11 @@ def test_a_finished_match_refuses_moves(match, alice, client_for):
     assert not MoveRecord.objects.exists()
 
 
-def test_resigning_ends_the_match_and_ranks_the_resigner_last(match, alice, bob, client_for):
+def test_resigning_ends_the_match_and_ranks_the_resigner_last(
+    match, alice, bob, client_for, settings
+):
+    # A finished match listens for rematch answers for a while (cardclub/social): not here.
+    settings.REMATCH_WITHIN = 0
     client_for(bob).post(reverse("games:resign", args=[match.pk]))
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED

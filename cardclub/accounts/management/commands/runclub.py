@@ -14,6 +14,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -35,6 +36,10 @@ WEB_COMMAND = [
     "{port}",
     "--lifespan",
     "off",
+    # uvicorn would otherwise take the client's address and scheme from X-Forwarded-For and
+    # -Proto on loopback connections: the site applies TRUSTED_PROXY_COUNT to them itself
+    # (cardclub.http.client_ip, SECURE_PROXY_SSL_HEADER), so no header is trusted here.
+    "--no-proxy-headers",
     # Headers within 10 s, idle connections kept 75 s (cardclub/server.py says why).
     "--http",
     "cardclub.server:HttpToolsProtocol",
@@ -44,7 +49,21 @@ WEB_COMMAND = [
 # The database backend's worker; a club on another backend runs that backend's worker instead.
 WORKER_COMMAND = ["{python}", "manage.py", "db_worker", "--interval", "0.1", "--no-reload"]
 SCHEDULER_COMMAND = ["{python}", "manage.py", "scheduler"]
+# Without SITE_URL, the links in the worker's e-mails follow the address served here: the
+# children are told it (cardclub/settings.py reads it when SITE_URL is unset).
+SERVED_URL_VARIABLE = "CARDCLUB_SERVED_URL"
 STOP_GRACE = 10.0  # seconds a child has to finish (a worker finishes its task) before a kill
+
+
+def served_environment(host: str, port: str, environ=os.environ) -> dict[str, str]:
+    """The children's environment: this one, plus the address served when SITE_URL is unset.
+    A wildcard host is no address to link to: the machine's name stands for it."""
+    env = dict(environ)
+    if not env.get("SITE_URL"):
+        if host in ("", "0.0.0.0", "::", "[::]"):
+            host = socket.gethostname()
+        env[SERVED_URL_VARIABLE] = f"http://{host}:{port}"
+    return env
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
@@ -74,9 +93,10 @@ class Command(BaseCommand):
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: stopping.append(True))
         children: dict[str, subprocess.Popen] = {}
+        env = served_environment(fill["host"], port)
         for name, command in commands.items():
             argv = [part.format(**fill) for part in command]
-            children[name] = subprocess.Popen(argv, preexec_fn=_die_with_parent)
+            children[name] = subprocess.Popen(argv, env=env, preexec_fn=_die_with_parent)
             self.stdout.write(f"{name}: pid {children[name].pid}: {' '.join(argv[1:])}")
         failed = None
         while not stopping and failed is None:

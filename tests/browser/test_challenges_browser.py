@@ -1,0 +1,42 @@
+"""Challenges in two browsers: Alice challenges Bob from his profile; Bob's open lobby shows the
+challenge through its stream, he accepts it there and sits at the new table; Alice's lobby lists
+the match."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from games.models import Match
+
+from .helpers import page_with_session
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_challenge_reaches_the_open_lobby_and_its_acceptance_seats_both(
+    server, browser: Browser, alice, bob
+):
+    alice_page, bob_page = (page_with_session(browser, server, u) for u in (alice, bob))
+    bob_page.set_viewport_size({"width": 390, "height": 800})
+    bob_page.goto(server.url + "/play/")
+    expect(bob_page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(
+        1, timeout=10000
+    )
+    alice_page.goto(server.url + "/members/bob/")
+    alice_page.get_by_role("link", name="Retar a bob").click()
+    alice_page.get_by_role("link", name="Schotten Totten").click()
+    # By keyboard: the submit button takes the focus and Enter sends the form.
+    alice_page.get_by_role("button", name="Enviar el reto").focus()
+    alice_page.keyboard.press("Enter")
+    expect(alice_page.locator("main")).to_contain_text("alice reta a bob")
+    # Bob did nothing: the challenge arrives in his lobby by its stream.
+    row = bob_page.locator("#challenges .challenge-row")
+    expect(row).to_contain_text("alice te reta a Schotten Totten", timeout=5000)
+    assert bob_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    row.get_by_role("button", name="Aceptar").click()
+    match = Match.objects.get()
+    bob_page.wait_for_url(server.url + match.get_absolute_url())
+    expect(bob_page.locator("form.resign-form button")).to_be_visible()
+    alice_page.goto(server.url + "/play/")
+    expect(alice_page.locator("#mine")).to_contain_text("bob")
