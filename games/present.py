@@ -112,6 +112,8 @@ class PublicMatch:
     clock_days: int | None
     clock_turn_started: datetime | None
     seats: tuple[PublicSeat, ...]
+    #: A league fixture's match (played once: no rematch).
+    for_fixture: bool = False
     # Whether "Play again" is still offered (cardclub/social), and whether this request is the
     # one that ended the match (then no rematch can have been offered yet: no query).
     offers_rematch: bool = False
@@ -134,6 +136,7 @@ class PublicMatch:
             clock_days=match.clock_days,
             clock_turn_started=match.clock_turn_started,
             seats=seats,
+            for_fixture=match.for_fixture,
             offers_rematch=match.offers_rematch(),
             ended_just_now=match.ended_just_now,
         )

@@ -546,7 +546,7 @@ class Season(models.Model):
         from collections import Counter
         from itertools import combinations
 
-        from . import standings
+        from . import standings  # standings imports this module's models
 
         rows = self.players.values_list("user_id", "user__username", "seed", "withdrawn_at")
         names = {uid: name for uid, name, _s, withdrawn in rows if not withdrawn}
