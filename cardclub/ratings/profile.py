@@ -205,8 +205,9 @@ def _recent(person) -> list[RecentMatch]:
     Plain values rather than model instances: building four models per seat was most of the
     profile's time.
     """
+    # A private table is in no list (cardclub/social): not in anyone's recent matches either.
     recent_ids = (
-        MatchResult.objects.filter(user=person)
+        MatchResult.objects.filter(user=person, match__private=False)
         .order_by("-finished_at", "-match_id")
         .values("match_id")[:RECENT_MATCHES]
     )

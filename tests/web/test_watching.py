@@ -84,3 +84,15 @@ def test_the_new_table_form_and_house_rules_make_a_table_private(alice, client_f
     match = actions.create_match(alice, rules, 2, ["open"])
     assert match.private
     assert response.status_code == 302
+
+
+def test_a_finished_private_table_is_in_no_members_recent_matches(alice, bob, charlie, client_for):
+    shown = start_match("escoba", [alice, bob])
+    hidden = start_match("escoba", [alice, bob])
+    Match.objects.filter(pk=hidden.pk).update(private=True)
+    for match in (shown, hidden):
+        actions.resign(match.pk, alice)
+    for viewer in (charlie, bob, alice):
+        profile = client_for(viewer).get(reverse("member", args=[alice.username])).content.decode()
+        assert reverse("games:replay", args=[shown.pk]) in profile
+        assert reverse("games:replay", args=[hidden.pk]) not in profile
