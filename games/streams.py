@@ -168,8 +168,21 @@ class LiveStreams:
 async def _first_events(name: str, match_id, user_id: int, reconnect: bool) -> dict | None:
     """What a new stream starts with (``None``: no such match)."""
     if name == "live":
-        version = await Match.objects.filter(pk=match_id).values_list("version", flat=True).afirst()
-        if version is None:
+        row = (
+            await Match.objects.filter(pk=match_id)
+            .values_list("version", "private", "invited")
+            .afirst()
+        )
+        if row is None:
+            return None
+        version, private, invited = row
+        # A private table exists only for its seated and invited members (Match.visible_to):
+        # for anyone else its stream is a 404 too, not a ticker of its moves.
+        if (
+            private
+            and user_id not in (invited or [])
+            and not await Seat.objects.filter(match_id=match_id, user_id=user_id).aexists()
+        ):
             return None
         return {"version": version, **({"chat": 0, "bell": 0} if reconnect else {})}
     return {"mine": await _mine_now(user_id), **({"bell": 0} if reconnect else {})}

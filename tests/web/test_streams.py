@@ -14,6 +14,7 @@ import pytest
 from django.urls import reverse
 
 from games import push
+from games.models import Match
 from games.streams import LiveStreams
 from tests.servers import run_in_new_loop
 
@@ -312,3 +313,26 @@ def test_with_push_off_a_stream_is_a_204_so_the_page_polls(alice, bob, client_fo
         return stream.status
 
     assert run_async(scenario()) == 204
+
+
+def test_a_private_tables_stream_is_a_404_for_a_member_not_seated_or_invited(
+    alice, bob, charlie, client_for, broker
+):
+    match = start_match("schotten_totten", [alice, bob])
+    Match.objects.filter(pk=match.pk).update(private=True)
+    url = reverse("games:live", args=[match.pk])
+    charlie_cookie, bob_cookie = _cookie(client_for(charlie)), _cookie(client_for(bob))
+
+    async def scenario():
+        stranger = Stream(LiveStreams(None), url, charlie_cookie)
+        seated = Stream(LiveStreams(None), url, bob_cookie)
+        task = asyncio.ensure_future(seated.run())
+        await stranger.run()
+        await seated.until(f"event: version\ndata: {match.version}\n\n")
+        seated.leave()
+        await task
+        return stranger, seated
+
+    stranger, seated = run_async(scenario())
+    assert stranger.status == 404 and "version" not in stranger.body
+    assert seated.status == 200
