@@ -7,6 +7,7 @@ SECRET_KEY and ALLOWED_HOSTS must be set; see README.md. Development mode is ask
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -18,11 +19,57 @@ from django.utils.translation import gettext_lazy as _
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
+
+def env_value(name: str) -> str | None:
+    """The variable's value, or None when it is unset or empty (an empty value means default)."""
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
 def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
+    """A yes/no variable. A word that is neither (a typo such as ``ture``) stops the start rather
+    than quietly meaning "no"."""
+    value = env_value(name)
+    if value is None:
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    if value.lower() in TRUE_WORDS:
+        return True
+    if value.lower() in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(
+        f"{name} must be one of {', '.join(sorted(TRUE_WORDS | FALSE_WORDS))}, not {value!r}."
+    )
+
+
+def env_int(name: str, default: int) -> int:
+    """A count or a number of seconds: a whole number, 0 or more."""
+    value = env_value(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise ImproperlyConfigured(f"{name} must be a whole number, 0 or more, not {value!r}.")
+    return number
+
+
+def env_float(name: str, default: float) -> float:
+    """A number of seconds: finite, 0 or more (``0.5`` and ``30`` both do)."""
+    value = env_value(name)
+    if value is None:
+        return float(default)
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not math.isfinite(number) or number < 0:
+        raise ImproperlyConfigured(f"{name} must be a number, 0 or more, not {value!r}.")
+    return number
 
 
 def env_list(name: str, default: str = "") -> list[str]:
@@ -157,8 +204,8 @@ if DATABASE_URL:
         DATABASES["default"]["CONN_MAX_AGE"] = 0
         options = DATABASES["default"].setdefault("OPTIONS", {})
         options["pool"] = {
-            "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
-            "max_size": int(os.environ.get("DB_POOL_MAX", "10")),
+            "min_size": env_int("DB_POOL_MIN", 2),
+            "max_size": env_int("DB_POOL_MAX", 10),
             "timeout": 20,
         }
         # Planning a page's queries cost PostgreSQL more than running them (the lobby's open
@@ -166,12 +213,12 @@ if DATABASE_URL:
         # may keep a query's plan on each after a few runs (server-side binding and prepared
         # statements). An external pooler in transaction mode (PgBouncer without prepared
         # statement support) cannot keep them: DB_PREPARE_THRESHOLD=0 turns them off.
-        prepare_after = int(os.environ.get("DB_PREPARE_THRESHOLD", "5"))
+        prepare_after = env_int("DB_PREPARE_THRESHOLD", 5)
         if prepare_after > 0:
             options["server_side_binding"] = True
             options["prepare_threshold"] = prepare_after
     else:
-        DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))
+        DATABASES["default"]["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 60)
 else:
     DATABASES = {
         "default": {
@@ -248,12 +295,7 @@ AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 # How many reverse proxies (the TLS proxy of the README is one) stand in front of the app and
 # append to X-Forwarded-For. 0, the default, trusts no header: the connecting address counts.
-try:
-    TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT") or 0)
-except ValueError:
-    raise ImproperlyConfigured(
-        "TRUSTED_PROXY_COUNT must be a whole number: how many proxies stand in front of the app."
-    ) from None
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # The lock-out counts the client that cardclub.http.client_ip finds under that rule (one rule
 # for the whole app; django-ipware, axes' other way to read a proxy header, is not installed).
 AXES_CLIENT_IP_CALLABLE = "cardclub.http.client_ip"
@@ -293,21 +335,21 @@ PUSH_CHANNEL = os.environ.get("PUSH_CHANNEL", "cardclub")
 PUSH_SOCKET_DIR = os.environ.get("PUSH_SOCKET_DIR", "")
 # A stream sends a comment this often when nothing happens, so proxies keep it open and a
 # dead client is noticed.
-PUSH_KEEPALIVE_SECONDS = float(os.environ.get("PUSH_KEEPALIVE_SECONDS", "20"))
+PUSH_KEEPALIVE_SECONDS = env_float("PUSH_KEEPALIVE_SECONDS", 20)
 # At most this many streams open at once per member in one process (0: no cap): past it a page
 # is refused its stream (429) and polls. Ten tabs of tables and the lobby are a busy member.
-PUSH_STREAMS_PER_MEMBER = int(os.environ.get("PUSH_STREAMS_PER_MEMBER", "20"))
+PUSH_STREAMS_PER_MEMBER = env_int("PUSH_STREAMS_PER_MEMBER", 20)
 
 # --- Overload (cardclub/overload.py) ----------------------------------------------------------
 # At most this many requests at once per server process reach Django (each holds a thread);
 # the others get a quick 503 with Retry-After. Streams are not counted (see above). 0: no limit.
-MAX_REQUESTS_IN_FLIGHT = int(os.environ.get("MAX_REQUESTS_IN_FLIGHT", "16"))
+MAX_REQUESTS_IN_FLIGHT = env_int("MAX_REQUESTS_IN_FLIGHT", 16)
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
     EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
     EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
     EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
@@ -329,39 +371,31 @@ TASKS = {
     }
 }
 # Seconds between two bot moves in a row, so that members see each bot move as its own step.
-BOT_MOVE_PAUSE = float(os.environ.get("BOT_MOVE_PAUSE", "0.4"))
+BOT_MOVE_PAUSE = env_float("BOT_MOVE_PAUSE", 0.4)
 # A playing match whose bot has not moved for this long is handed to the worker again (a worker
 # that died mid-way).
-BOT_STUCK_AFTER = float(os.environ.get("BOT_STUCK_AFTER", "30"))
+BOT_STUCK_AFTER = env_float("BOT_STUCK_AFTER", 30)
 # A task RUNNING for longer than this was left by a worker that was killed: marked, queued again.
-TASK_LOST_AFTER = float(os.environ.get("TASK_LOST_AFTER", "300"))
+TASK_LOST_AFTER = env_float("TASK_LOST_AFTER", 300)
 # What `manage.py scheduler` queues, and every how many seconds (it also queues each at start).
 PERIODIC_TASKS = {
-    "games.tasks.finish_stuck_bot_turns": float(os.environ.get("BOT_SWEEP_EVERY", "30")),
+    "games.tasks.finish_stuck_bot_turns": env_float("BOT_SWEEP_EVERY", 30),
     # Tasks a killed worker left RUNNING (cardclub/accounts/queue.py).
-    "cardclub.accounts.queue.requeue_lost_tasks": float(os.environ.get("TASK_SWEEP_EVERY", "60")),
+    "cardclub.accounts.queue.requeue_lost_tasks": env_float("TASK_SWEEP_EVERY", 60),
     # Live clocks run out by the second: a member who lost on time should hear so soon.
-    "games.tasks.sweep_clocks": float(os.environ.get("CLOCK_SWEEP_EVERY", "10")),
-    "cardclub.leagues.tasks.record_overdue_fixtures": float(
-        os.environ.get("FIXTURE_SWEEP_EVERY", "300")
-    ),
+    "games.tasks.sweep_clocks": env_float("CLOCK_SWEEP_EVERY", 10),
+    "cardclub.leagues.tasks.record_overdue_fixtures": env_float("FIXTURE_SWEEP_EVERY", 300),
     # A round's start time is a minute's precision for the members waiting at their tables.
-    "cardclub.leagues.tasks.start_fixtures_at_round_time": float(
-        os.environ.get("FIXTURE_START_EVERY", "60")
-    ),
-    "cardclub.notifications.tasks.notify_waiting_turns": float(
-        os.environ.get("TURN_SWEEP_EVERY", "60")
-    ),
-    "cardclub.notifications.tasks.notify_deadlines": float(
-        os.environ.get("DEADLINE_SWEEP_EVERY", "300")
-    ),
+    "cardclub.leagues.tasks.start_fixtures_at_round_time": env_float("FIXTURE_START_EVERY", 60),
+    "cardclub.notifications.tasks.notify_waiting_turns": env_float("TURN_SWEEP_EVERY", 60),
+    "cardclub.notifications.tasks.notify_deadlines": env_float("DEADLINE_SWEEP_EVERY", 300),
 }
 
 # --- Table chat ----------------------------------------------------------------------------
 # One short line per message; at most so many messages per so many seconds per member and table
 # (counted in the database, so across every process); how many the table shows; how often a
 # page without the push stream refreshes its chat.
-CHAT_MAX_LENGTH = int(os.environ.get("CHAT_MAX_LENGTH", "200"))
+CHAT_MAX_LENGTH = env_int("CHAT_MAX_LENGTH", 200)
 CHAT_RATE_LIMITS = ((1, 2), (10, 60))
 CHAT_SHOWN = 50
 CHAT_POLL_SECONDS = 10
@@ -369,21 +403,21 @@ CHAT_POLL_SECONDS = 10
 # --- Playing together (cardclub/social) --------------------------------------------------------
 # A rematch offer lasts this many seconds; "Play again" is offered for this long after the end
 # (the finished match's page keeps its stream open meanwhile, to hear the answers).
-REMATCH_EXPIRY = float(os.environ.get("REMATCH_EXPIRY", "300"))
-REMATCH_WITHIN = float(os.environ.get("REMATCH_WITHIN", "3600"))
+REMATCH_EXPIRY = env_float("REMATCH_EXPIRY", 300)
+REMATCH_WITHIN = env_float("REMATCH_WITHIN", 3600)
 # A challenge waits this long for its answer (a day: it may be read in an e-mail); one member
 # may challenge another at most so many times per so many seconds ((count, seconds) pairs).
-CHALLENGE_EXPIRY = float(os.environ.get("CHALLENGE_EXPIRY", "86400"))
+CHALLENGE_EXPIRY = env_float("CHALLENGE_EXPIRY", 86400)
 CHALLENGE_RATE_LIMITS = ((3, 3600), (10, 86400))
 # Who is online: the members who opened a page within this many seconds (more than
 # LAST_SEEN_WRITE_EVERY, which is how often "last seen" is written); the lobby's list is drawn
 # at most every PRESENCE_CACHE_SECONDS and shows at most ONLINE_SHOWN members.
-ONLINE_WITHIN = float(os.environ.get("ONLINE_WITHIN", "300"))
+ONLINE_WITHIN = env_float("ONLINE_WITHIN", 300)
 PRESENCE_CACHE_SECONDS = 20
 ONLINE_SHOWN = 100
 # A member with a match's page open (fetched within WATCHING_WITHIN seconds) and no seat is
 # watching it; that is written at most every WATCH_WRITE_EVERY seconds per member and match.
-WATCHING_WITHIN = float(os.environ.get("WATCHING_WITHIN", "300"))
+WATCHING_WITHIN = env_float("WATCHING_WITHIN", 300)
 WATCH_WRITE_EVERY = 60
 WATCHING_SHOWN = 50
 WATCHING_CACHE_SECONDS = 10
@@ -396,14 +430,14 @@ SITE_URL = (
     os.environ.get("SITE_URL") or os.environ.get("CARDCLUB_SERVED_URL") or "http://127.0.0.1:8000"
 )
 # A member to move for this many seconds hears "your turn" (on the site list; see the next).
-YOUR_TURN_AFTER = float(os.environ.get("YOUR_TURN_AFTER", "120"))
+YOUR_TURN_AFTER = env_float("YOUR_TURN_AFTER", 120)
 # ...and by e-mail too only when not seen on the site for this many seconds.
-SEEN_RECENTLY = float(os.environ.get("SEEN_RECENTLY", "900"))
+SEEN_RECENTLY = env_float("SEEN_RECENTLY", 900)
 # "Last seen" is written at most once per member in this many seconds (the cache says when).
-LAST_SEEN_WRITE_EVERY = float(os.environ.get("LAST_SEEN_WRITE_EVERY", "180"))
+LAST_SEEN_WRITE_EVERY = env_float("LAST_SEEN_WRITE_EVERY", 180)
 # ...by a thread of each process, every this many seconds, off the request path (0: in the
 # request, as the tests do; a failed write is kept and tried again either way).
-LAST_SEEN_FLUSH_EVERY = float(os.environ.get("LAST_SEEN_FLUSH_EVERY", "2"))
+LAST_SEEN_FLUSH_EVERY = env_float("LAST_SEEN_FLUSH_EVERY", 2)
 
 # --- Security in production -----------------------------------------------------------------
 # The scheme comes from X-Forwarded-Proto only behind a declared proxy (the one that sets it):
@@ -414,7 +448,7 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -9,6 +9,7 @@ from django.db.models import Prefetch
 from django.http import Http404
 from django.utils.translation import gettext as _
 
+from games import versions
 from games.models import Match, Seat
 
 
@@ -27,6 +28,20 @@ def match_for_viewer(match_id: int, user=None) -> Match:
         match = _with_seats(Match.objects).get(pk=match_id)
     except Match.DoesNotExist:
         raise Http404(_("There is no match with that number.")) from None
+    if user is not None and not match.visible_to(user):
+        raise Http404(_("There is no match with that number."))
+    return match
+
+
+def match_to_show(match_id: int, user=None, key: versions.Key | None = None) -> Match:
+    """The match as a table shows it, to whom :func:`match_for_viewer` shows it, read once
+    per committed version per process (``games.versions``). ``key``: the match's id, version
+    and ``updated_at`` when the caller has just read them from its row."""
+    key = key or versions.current_key(match_id)
+    match = versions.kept(key) if key is not None else None
+    if match is None:
+        match = match_for_viewer(match_id)
+        versions.keep(match)
     if user is not None and not match.visible_to(user):
         raise Http404(_("There is no match with that number."))
     return match

@@ -32,7 +32,15 @@ from django.utils.translation import gettext as _
 
 from games import clocks, registry
 from games.engine import EngineError, IllegalMove, InvalidMove, InvalidOptions
-from games.models import Match, MoveRecord, RuleVariant, Seat, summary_of, translate_engine_error
+from games.models import (
+    Clock,
+    Match,
+    MoveRecord,
+    RuleVariant,
+    Seat,
+    summary_of,
+    translate_engine_error,
+)
 
 # Sent once a time-out has committed (see games/signals.py).
 from games.signals import match_timed_out
@@ -572,16 +580,20 @@ def start_seated(
         raise ActionError(_("A member can take only one seat at a table."))
     has_bot = any(seat.bot_level for seat in seats)
     extra = {"seed": seed} if seed is not None else {}
+    rated = (variant.rated if rated is None else rated) and not has_bot
+    clock = clock if clock is not None else variant.clock_settings()
     match = Match.objects.create(
         game=variant.game,
         variant=variant,
         options=options,
         players=players,
         created_by=created_by,
-        rated=(variant.rated if rated is None else rated) and not has_bot,
+        rated=rated,
         summary=summary_of(seats),
         private=private or variant.private,
-        **(clock if clock is not None else variant.clock_settings()),
+        # Never where a result counts, nor against a clock (the time spent cannot be undone).
+        takebacks=variant.takebacks and not rated and clock["clock"] == Clock.NONE,
+        **clock,
         **extra,
     )
     for seat in seats:
@@ -590,6 +602,21 @@ def start_seated(
     if not any(seat.is_free for seat in seats):
         _start(match, seats)
     return match
+
+
+def take_back_last_move(match: Match, seats: list[Seat]) -> None:
+    """Undo the match's last move, the match locked by the caller (cardclub/social's takeback,
+    once every other member agreed): the move leaves the log, the state is the log replayed
+    (the log stays the truth), and the seat that moved is to move again, in a new version."""
+    last = match.moves.order_by("-seq").first()
+    if last is None:
+        raise ActionError(_("There is no move to take back."))
+    last.delete()
+    match.moves_played -= 1
+    match.version += 1
+    state = match.replay()
+    _store(match, seats, state, now=timezone.now())
+    _hand_to_bots(match, seats, state)
 
 
 # --- Losing on time (the worker's sweep in games/tasks.py, and every action that finds it) ---

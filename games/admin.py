@@ -61,6 +61,7 @@ class RuleVariantForm(forms.ModelForm):
             "active",
             "rated",
             "private",
+            "takebacks",
             "ordering",
             # The clock is a house rule of the table, validated by the model (clock_errors).
             "clock",
@@ -178,6 +179,7 @@ class RuleVariantAdmin(admin.ModelAdmin):
                         "active",
                         "rated",
                         "private",
+                        "takebacks",
                         "ordering",
                     ]
                 },

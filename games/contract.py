@@ -74,6 +74,11 @@ class Engine(Protocol):
         from these. Made by :func:`games.engine.logged_apply` from ``apply``, for a state that
         keeps its recent public events in a ``last_moves`` field."""
 
+    def reveals_nothing(self, state: Any, seat: int, move: Any) -> bool:
+        """Whether ``seat`` playing the legal ``move`` from ``state`` learns nothing it did not
+        know before (no card drawn, no hand revealed, no new deal, the game not over): only
+        such a move may be taken back, where the house rules allow takebacks."""
+
     def view(self, state: Any, seat: int | None) -> dict:
         """A JSON-able dict of exactly what ``seat`` may see (``None``: a spectator), with the
         recent public events under ``"last_moves"``."""

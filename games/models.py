@@ -78,6 +78,14 @@ class RuleVariant(models.Model):
         _("rated"), default=True, help_text=_("Matches under these rules change ratings.")
     )
     ordering = models.PositiveSmallIntegerField(_("order"), default=100)
+    takebacks = models.BooleanField(
+        _("takebacks"),
+        default=False,
+        help_text=_(
+            "A member may ask to take back their last move when it showed them nothing new; the"
+            " others accept or decline. Never in rated or league matches, nor with a clock."
+        ),
+    )
     private = models.BooleanField(
         _("private tables"),
         default=False,
@@ -206,6 +214,8 @@ class RuleVariant(models.Model):
 
     def clean(self) -> None:
         errors = self.clock_errors()
+        if self.takebacks and self.clock != Clock.NONE:
+            errors["takebacks"] = _("Takebacks are for house rules without a clock.")
         if errors:
             raise ValidationError(errors)
         if not registry.is_game(self.game):
@@ -299,6 +309,9 @@ class Match(models.Model):
     # A private table is in no list and opens only for its seated members and for the members
     # who opened its invitation link (``invited``: their ids); see ``visible_to``.
     private = models.BooleanField(_("private table"), default=False)
+    # Copied from the house rules when the table opens, and only for a match that is neither
+    # rated nor a league fixture's, without a clock (cardclub/social/takebacks.py).
+    takebacks = models.BooleanField(_("takebacks allowed"), default=False, editable=False)
     invited = models.JSONField(_("invited members"), default=list, blank=True, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
@@ -361,6 +374,13 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()}"
+
+    def save(self, *args, update_fields=None, **kwargs):
+        # Every write of a match writes updated_at, even one naming its fields: a committed
+        # version is kept in memory under its id, version and updated_at (games/versions.py).
+        if update_fields and "updated_at" not in update_fields:
+            update_fields = [*update_fields, "updated_at"]
+        super().save(*args, update_fields=update_fields, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("games:match", args=[self.pk])

@@ -112,6 +112,10 @@ class PublicMatch:
     clock_days: int | None
     clock_turn_started: datetime | None
     seats: tuple[PublicSeat, ...]
+    # What the social panels read (cardclub/social): a league fixture offers no rematch; the
+    # house rules may allow takebacks.
+    for_fixture: bool = False
+    takebacks: bool = False
     # Whether "Play again" is still offered (cardclub/social), and whether this request is the
     # one that ended the match (then no rematch can have been offered yet: no query).
     offers_rematch: bool = False
@@ -134,6 +138,8 @@ class PublicMatch:
             clock_days=match.clock_days,
             clock_turn_started=match.clock_turn_started,
             seats=seats,
+            for_fixture=match.for_fixture,
+            takebacks=match.takebacks,
             offers_rematch=match.offers_rematch(),
             ended_just_now=match.ended_just_now,
         )

@@ -165,9 +165,11 @@ def sse_event(event: str, value) -> str:
 
 
 def sse_events(pending: dict[str, int] | None) -> str:
-    """What a stream writes after waiting: each event heard, or a keepalive comment."""
+    """What a stream writes after waiting: each event heard, or a keep-alive. The keep-alive
+    is an event, not a comment: EventSource hides comments, and the page must hear that its
+    stream is alive (silent for twice the keep-alive: dead). An event needs data to fire."""
     if not pending:
-        return ": keepalive\n\n"
+        return "event: keepalive\ndata: 0\n\n"
     return "".join(sse_event(event, value) for event, value in pending.items())
 
 

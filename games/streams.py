@@ -18,8 +18,9 @@ What a stream promises the page:
   reconnecting by itself sends the last id back (``Last-Event-ID``): such a page may have
   missed other news too, so its stream also starts with ``chat`` and ``bell`` (fetch them).
 - It carries only numbers, never cards; the page fetches its own fragment.
-- A keep-alive comment every ``PUSH_KEEPALIVE_SECONDS`` (the page's ``data-keepalive``): a
-  stream silent for longer than twice that is dead, whatever the browser believes.
+- A keep-alive event (``event: keepalive``) every ``PUSH_KEEPALIVE_SECONDS`` (the page's
+  ``data-keepalive``): a stream silent for longer than twice that is dead, whatever the
+  browser believes.
 - While this process's listener has lost the broker, streams are ended and new ones refused
   with 503 and ``Retry-After`` (the page polls): a stream that cannot hear would be a lie.
 - At most ``PUSH_STREAMS_PER_MEMBER`` open at once per member and process; past that, 429

@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 from cardclub.accounts.models import Preferences
 from cardclub.converters import id_param
 from cardclub.http import private_no_store
-from games import access, actions, registry
+from games import access, actions, registry, versions
 from games.forms import NewTableForm
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
@@ -322,7 +322,7 @@ def _on_time(match: Match) -> Match:
 @private_no_store
 @require_GET
 def match_page(request, pk):
-    match = _on_time(access.match_for_viewer(pk, request.user))
+    match = _on_time(access.match_to_show(pk, request.user))
     return _render_table(request, match)
 
 
@@ -345,7 +345,7 @@ def poll(request, pk):
     version ``BOT_MOVE_PAUSE`` after the one before, and the stream brings each to the page.
     """
     version = _int_param(request, "v")
-    fields = ("version", "status", "clock_deadline")
+    fields = ("version", "status", "clock_deadline", "updated_at")
     row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row is None:
         raise Http404(_("There is no match with that number."))
@@ -354,9 +354,8 @@ def poll(request, pk):
         row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row[0] == version:
         return HttpResponse(status=204)
-    return _render_table(
-        request, access.match_for_viewer(pk, request.user), shown_status=request.GET.get("s")
-    )
+    match = access.match_to_show(pk, request.user, key=(pk, row[0], row[3]))
+    return _render_table(request, match, shown_status=request.GET.get("s"))
 
 
 @private_no_store
@@ -389,7 +388,7 @@ def move(request, pk):
         # choices back where the new table still offers them.
         response = _render_table(
             request,
-            access.match_for_viewer(pk, request.user),
+            access.match_to_show(pk, request.user),
             error=str(error),
             shown_status=PLAYING,
         )
@@ -397,7 +396,11 @@ def move(request, pk):
     if not request.htmx:
         return redirect("games:match", pk=pk)
     # The match and the state as the move left them, seats included: nothing to read again.
-    # (A move is made from a page of a match being played.)
+    # (A move is made from a page of a match being played.) Kept as committed for the other
+    # pages, which the push sends to fetch this version: unless the move ended the match,
+    # whose end others write to its seats (ratings) after the move.
+    if result.match.status == Match.Status.PLAYING:
+        versions.keep(result.match)
     return _render_table(request, result.match, state=result.state, shown_status=PLAYING)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+
 import pytest
 
 PASSWORD = "a-long-club-password-9"
@@ -79,6 +82,9 @@ def empty_cache(request):
 
         for cache in caches.all(initialized_only=True):
             cache.clear()
+        from games import versions  # the matches kept in this process, per version
+
+        versions.forget_all()
 
 
 @pytest.fixture(autouse=True)
@@ -120,3 +126,28 @@ def django_db_setup(django_db_setup, django_db_blocker):
         for connection in connections.all():
             if getattr(connection, "pool", None) is not None:
                 connection.close_pool()
+
+
+# The signals that stop a run. A command run inside the test process (``db_worker``,
+# ``scheduler``) installs its own handlers for them; left in place, a Ctrl-C or a time limit's
+# SIGTERM to ``make test`` would only stop that command's loop (or raise in the running test),
+# and the run would go on.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
+
+
+@contextlib.contextmanager
+def signal_handlers_kept():
+    """Put back, on the way out, the stop signals' handlers found on the way in."""
+    saved = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            if handler is not None:  # None: set outside Python, cannot be put back from here
+                signal.signal(signum, handler)
+
+
+@pytest.fixture(autouse=True)
+def _no_test_keeps_signal_handlers():
+    with signal_handlers_kept():
+        yield

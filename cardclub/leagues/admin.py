@@ -18,6 +18,7 @@ from .models import (
     Season,
     SeasonPlayer,
     Tie,
+    promote_and_relegate,
 )
 
 
@@ -61,10 +62,10 @@ class ManagesLeagueResults:
 
 @admin.register(Season)
 class SeasonAdmin(ManagesLeagueResults, admin.ModelAdmin):
-    list_display = ["name", "league", "format", "status", "current_round", "starts_on"]
+    list_display = ["name", "league", "division", "format", "status", "current_round", "starts_on"]
     list_filter = ["status", "league"]
     inlines = [SeasonPlayerInline]
-    actions = ["generate_fixtures", "next_round", "close_season"]
+    actions = ["generate_fixtures", "next_round", "close_season", "promote_and_relegate"]
 
     @admin.action(
         description=_("Generate fixtures (once) and start the season"),
@@ -79,6 +80,27 @@ class SeasonAdmin(ManagesLeagueResults, admin.ModelAdmin):
     )
     def next_round(self, request, queryset):
         _each(self, request, queryset, Season.next_round, _("moved to the next round."))
+
+    @admin.action(
+        description=_("Promote and relegate into next season's divisions"),
+        permissions=["change"],
+    )
+    def promote_and_relegate(self, request, queryset):
+        # The divisions of each season chosen, one league's season at a time.
+        groups: dict[tuple, list] = {}
+        for season in queryset.select_related("league"):
+            if season.division is None:
+                self.message_user(request, f"{season}: {_('not a division.')}", messages.ERROR)
+            else:
+                groups.setdefault((season.league_id, season.name), []).append(season)
+        for seasons in groups.values():
+            try:
+                targets = promote_and_relegate(seasons)
+            except LeagueError as error:
+                self.message_user(request, f"{seasons[0].name}: {error}", messages.ERROR)
+            else:
+                names = ", ".join(str(t) for t in targets)
+                self.message_user(request, _("Members carried into: %(names)s.") % {"names": names})
 
     @admin.action(description=_("Close the season"), permissions=["change"])
     def close_season(self, request, queryset):

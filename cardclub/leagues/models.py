@@ -34,6 +34,11 @@ class League(models.Model):
         RuleVariant, on_delete=models.PROTECT, related_name="leagues", verbose_name=_("house rules")
     )
     description = models.TextField(_("description"), blank=True)
+    promotion_places = models.PositiveSmallIntegerField(
+        _("promoted and relegated"),
+        default=2,
+        help_text=_("With divisions: how many go up from each division, and down."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -69,6 +74,12 @@ class Season(models.Model):
         League, on_delete=models.CASCADE, related_name="seasons", verbose_name=_("league")
     )
     name = models.CharField(_("name"), max_length=100)
+    division = models.PositiveSmallIntegerField(
+        _("division"),
+        null=True,
+        blank=True,
+        help_text=_("Empty: the league has no divisions. 1 is the top division, then 2, …"),
+    )
     starts_on = models.DateField(_("starts on"), default=timezone.localdate)
     ends_on = models.DateField(_("ends on"), null=True, blank=True)
     format = models.CharField(
@@ -98,6 +109,14 @@ class Season(models.Model):
         help_text=_(
             "For a Swiss: the tie-breaks in order, from: buchholz, buchholz_cut1, "
             "sonneborn_berger, head_to_head, wins."
+        ),
+    )
+    pairs = models.BooleanField(
+        _("entrants are pairs"),
+        default=False,
+        help_text=_(
+            "For a round robin of a game played in pairs (Escoba in pairs): members register "
+            "as fixed partnerships, both agreeing, and the standings are by pair."
         ),
     )
     best_of = models.PositiveSmallIntegerField(
@@ -163,10 +182,16 @@ class Season(models.Model):
         permissions = [("manage_league_results", "Can manage league results")]
 
     def __str__(self) -> str:
+        if self.division:
+            return f"{self.league} — {self.name} ({self.division_label})"
         return f"{self.league} — {self.name}"
 
     def get_absolute_url(self) -> str:
         return reverse("leagues:season", args=[self.pk])
+
+    @property
+    def division_label(self) -> str:
+        return gettext("Division %(n)s") % {"n": roman(self.division)} if self.division else ""
 
     @property
     def is_round_robin(self) -> bool:
@@ -191,6 +216,8 @@ class Season(models.Model):
 
     @property
     def seats_per_fixture(self) -> int:
+        if self.pairs:
+            return 4  # partners in seats 0 and 2 against 1 and 3
         return 2 if self.is_two_player else self.table_size
 
     def clean(self) -> None:
@@ -333,6 +360,8 @@ class Season(models.Model):
             return season._start_swiss_tables(self)
         players = [player.user_id for player in season._field()]
         size = season.seats_per_fixture
+        if season.pairs:
+            return season._start_pairs(self)
         if season.is_round_robin:
             plan = [
                 pairs
@@ -342,10 +371,15 @@ class Season(models.Model):
             ]
         else:
             plan = [r.tables for r in scheduling.table_rounds(players, size, season.table_rounds)]
+        return season._write_schedule(self, plan)
+
+    def _write_schedule(self, caller: Season, plan: list[list[tuple]]) -> int:
+        """Every round of a planned season (each a list of seat tuples) into rounds, fixtures
+        and seats, and the season running."""
         # Bulk inserts (both SQLite and PostgreSQL return the new keys): a 40-member double
         # round robin is 1,560 fixtures.
         rounds = Round.objects.bulk_create(
-            Round(season=season, number=number, deadline=season.deadline_for(number))
+            Round(season=self, number=number, deadline=self.deadline_for(number))
             for number in range(1, len(plan) + 1)
         )
         fixtures = Fixture.objects.bulk_create(
@@ -359,11 +393,11 @@ class Season(models.Model):
             for fixture, table in zip(fixtures, tables, strict=True)
             for index, user_id in enumerate(table)
         )
-        season.status = self.Status.RUNNING
-        season.current_round = 1
-        season.save(update_fields=["status", "current_round"])
-        self.status, self.current_round = season.status, season.current_round
-        notifications.notify_new_fixtures(season)
+        self.status = self.Status.RUNNING
+        self.current_round = 1
+        self.save(update_fields=["status", "current_round"])
+        caller._refresh_from(self)
+        notifications.notify_new_fixtures(self)
         return len(plan)
 
     def _field(self) -> list[SeasonPlayer]:
@@ -419,6 +453,78 @@ class Season(models.Model):
         self._seed(players)
         return self._open_first_round(caller, self._pair_swiss_round)
 
+    def _start_pairs(self, caller: Season) -> int:
+        """A round robin of the confirmed pairs: each fixture seats one pair in seats 0 and 2,
+        the other in 1 and 3, as a game in pairs is played."""
+        if not self.is_round_robin or not self.league.variant.options.get("pairs"):
+            raise LeagueError(
+                gettext("A season of pairs is a round robin of house rules played in pairs.")
+            )
+        pairs = list(self.pairs_entered.exclude(confirmed_at=None).order_by("created_at", "pk"))
+        if len(pairs) < 2:
+            raise LeagueError(gettext("At least two pairs must have registered."))
+        by_id = {pair.pk: pair for pair in pairs}
+        games = scheduling.round_robin(list(by_id), double=self.format == self.Format.DOUBLE)
+        plan = [
+            [
+                (by_id[a].first_id, by_id[b].first_id, by_id[a].second_id, by_id[b].second_id)
+                for a, b in pairings
+            ]
+            for pairings in games
+        ]
+        return self._write_schedule(caller, plan)
+
+    @transaction.atomic
+    def propose_pair(self, user, partner) -> SeasonPair:
+        """``user`` asks ``partner`` to be their pair; it counts once the partner confirms. Under
+        the season's lock, so nobody ends up in two pairs."""
+        season = self.locked()
+        if not season.pairs:
+            raise LeagueError(gettext("This season is not played in pairs."))
+        problem = season.registration_problem()
+        if problem:
+            raise LeagueError(problem)
+        if partner is None:
+            raise LeagueError(gettext("There is no member of that name."))
+        if partner.pk == user.pk:
+            raise LeagueError(gettext("Your partner must be another member."))
+        for member in (user, partner):
+            if season.pair_of(member):
+                raise LeagueError(
+                    gettext("%(name)s is already in a pair this season.")
+                    % {"name": member.get_username()}
+                )
+        return SeasonPair.objects.create(season=season, first=user, second=partner)
+
+    def pair_of(self, user) -> SeasonPair | None:
+        return (
+            self.pairs_entered.filter(models.Q(first=user) | models.Q(second=user))
+            .select_related("first", "second")
+            .first()
+        )
+
+    @transaction.atomic
+    def answer_pair(self, pair_id: int, user, accept: bool) -> SeasonPair | None:
+        """The invited partner confirms (both become the season's players) or either member
+        calls it off, while registration is open."""
+        season = self.locked()
+        pair = season.pairs_entered.filter(pk=pair_id).first()
+        if pair is None or user.pk not in (pair.first_id, pair.second_id):
+            raise LeagueError(gettext("There is no such pair for you."))
+        if season.status != self.Status.REGISTRATION:
+            raise LeagueError(gettext("Registration for this season is closed."))
+        if not accept:
+            SeasonPlayer.objects.filter(season=season, user_id__in=pair.members()).delete()
+            pair.delete()
+            return None
+        if user.pk != pair.second_id:
+            raise LeagueError(gettext("Only the invited partner can confirm the pair."))
+        pair.confirmed_at = timezone.now()
+        pair.save(update_fields=["confirmed_at"])
+        for user_id in pair.members():
+            SeasonPlayer.objects.get_or_create(season=season, user_id=user_id)
+        return pair
+
     def _start_swiss_tables(self, caller: Season) -> int:
         """Seed the members by rating and seat round 1 in seed order (under the season's lock)."""
         self._seed(self._field())
@@ -440,7 +546,7 @@ class Season(models.Model):
         from collections import Counter
         from itertools import combinations
 
-        from . import standings
+        from . import standings  # standings imports this module's models
 
         rows = self.players.values_list("user_id", "user__username", "seed", "withdrawn_at")
         names = {uid: name for uid, name, _s, withdrawn in rows if not withdrawn}
@@ -613,12 +719,35 @@ class Season(models.Model):
         self.save(update_fields=["status", "ends_on"])
 
 
+class SeasonPair(models.Model):
+    """Two members entering a season of pairs together; it counts once the second confirms."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="pairs_entered")
+    first = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    second = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    confirmed_at = models.DateTimeField(_("confirmed"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["season", "created_at"]
+        verbose_name = _("pair")
+        verbose_name_plural = _("pairs")
+
+    def __str__(self) -> str:
+        return f"{self.first} & {self.second}"
+
+    def members(self) -> tuple[int, int]:
+        return (self.first_id, self.second_id)
+
+
 class SeasonPlayer(models.Model):
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="players")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="league_seasons"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
+    # How the member came to this division: promoted, relegated (empty: stayed, or joined).
+    moved = models.CharField(_("came by"), max_length=10, blank=True)
     withdrawn_at = models.DateTimeField(_("withdrew"), null=True, blank=True)
     withdrawal = models.CharField(
         _("withdrawal rule applied"),
@@ -1048,6 +1177,73 @@ def swiss_history(season: Season, seeds: dict[int, int], absent=frozenset()) -> 
     for user_id, entrant in by_user.items():
         entrant.games = [games[user_id].get(n) for n in range(1, rounds + 1)]
     return list(by_user.values())
+
+
+def roman(number: int) -> str:
+    """I, II, III… for division numbers."""
+    numerals = [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+    out = ""
+    for value, letters in numerals:
+        while number >= value:
+            out += letters
+            number -= value
+    return out
+
+
+@transaction.atomic
+def promote_and_relegate(seasons) -> list[Season]:
+    """Carry the members of a finished season's divisions into the next season's: the same
+    league's seasons with the same divisions that start later and are open for registration
+    (the admin creates them first). The league's rule decides who goes up and down; a member
+    already in next season's division stays where they are. Returns next season's divisions."""
+    from . import divisions, standings  # standings imports this module's models
+
+    seasons = sorted(seasons, key=lambda s: (s.league_id, s.name, s.division or 0))
+    if not seasons or any(s.division is None for s in seasons):
+        raise LeagueError(gettext("Choose the seasons of one league's divisions."))
+    league, name = seasons[0].league, seasons[0].name
+    if any((s.league_id, s.name) != (league.pk, name) for s in seasons):
+        raise LeagueError(gettext("Choose the divisions of one season of one league."))
+    if [s.division for s in seasons] != list(range(1, len(seasons) + 1)):
+        raise LeagueError(gettext("Choose every division of the season, from Division I down."))
+    if any(s.status != Season.Status.FINISHED for s in seasons):
+        raise LeagueError(gettext("Every division must be finished first."))
+    targets = []
+    for season in seasons:
+        target = (
+            Season.objects.select_for_update()
+            .filter(
+                league=league,
+                division=season.division,
+                status=Season.Status.REGISTRATION,
+                starts_on__gt=season.starts_on,
+            )
+            .order_by("starts_on", "pk")
+            .first()
+        )
+        if target is None:
+            raise LeagueError(
+                gettext("Create next season's %(division)s first (open for registration).")
+                % {"division": season.division_label}
+            )
+        targets.append(target)
+    orders = []
+    for season in seasons:
+        players, withdrawn, byes = standings.members(season)
+        table, _cross = standings.season_tables(season, players, byes, withdrawn)
+        orders.append([row.user_id for row in table if not row.withdrawn])
+    for target, arrivals in zip(
+        targets, divisions.moves(orders, league.promotion_places), strict=True
+    ):
+        taken = set(
+            SeasonPlayer.objects.filter(season__in=targets).values_list("user_id", flat=True)
+        )
+        SeasonPlayer.objects.bulk_create(
+            SeasonPlayer(season=target, user_id=user_id, moved=how)
+            for user_id, how in arrivals
+            if user_id not in taken
+        )
+    return targets
 
 
 def new_calendar_token() -> str:

@@ -99,6 +99,8 @@ def members(season: Season):
     Swiss, its byes as (round number, member id, points), in one query: a member has at most
     one bye a season (a constraint says so), so the bye rides along on the member's row. A
     member whose results were voided has no row in the standings."""
+    if season.pairs:
+        return pair_entrants(season), {}, []
     query = season.players.values_list("user_id", "user__username", "withdrawal")
     if season.is_swiss:
         bye = Bye.objects.filter(season=season, user=models.OuterRef("user"))
@@ -115,6 +117,44 @@ def members(season: Season):
         if bye and bye[0] is not None:
             byes.append((bye[0], user_id, bye[1]))
     return players, withdrawn, byes
+
+
+def pair_entrants(season: Season) -> dict[int, str]:
+    """A season of pairs' entrants: each confirmed pair under the negative of its id (so it
+    never meets a member's id), named after both partners."""
+    pairs = season.pairs_entered.exclude(confirmed_at=None).values_list(
+        "pk", "first__username", "second__username"
+    )
+    return {-pk: f"{a} & {b}" for pk, a, b in pairs}
+
+
+def as_pairs(season: Season, fixtures: list[list[Result]]) -> list[list[Result]]:
+    """A season of pairs' fixtures as two-sided ones: seat 0 speaks for its pair (seats 0 and
+    2, who share the pair's place and score in a game in pairs), seat 1 for the other."""
+    pair_of = {}
+    for pk, first, second in season.pairs_entered.values_list("pk", "first_id", "second_id"):
+        pair_of[first] = pair_of[second] = -pk
+    sides = []
+    for seats in fixtures:
+        if len(seats) != 4:
+            continue
+        by_index = {seat.index: seat for seat in seats}
+        side = []
+        for index in (0, 1):
+            seat, partner = by_index[index], by_index[index + 2]
+            side.append(
+                Result(
+                    seat.fixture_id,
+                    index,
+                    pair_of.get(seat.user_id, 0),
+                    seat.rank,
+                    seat.score,
+                    seat.forfeited or partner.forfeited,
+                    seat.round,
+                )
+            )
+        sides.append(side)
+    return sides
 
 
 def _format(value: float) -> str:
@@ -314,6 +354,8 @@ def season_tables(season: Season, players: dict[int, str], byes=(), withdrawn=()
     tables = cache.get(key)
     if tables is None:
         results = load_results(season)
+        if season.pairs:
+            results = as_pairs(season, results)
         rows = with_cells(compute(season, players, results, byes), withdrawn)
         if season.is_swiss:
             cross = swiss_crosstable(rows, results, byes, season.current_round) or None

@@ -28,7 +28,7 @@ def league_list(request):
         Prefetch(
             "seasons",
             queryset=Season.objects.annotate(player_count=Count("players")).order_by(
-                "-starts_on", "-pk"
+                "-starts_on", "division", "-pk"
             ),
         )
     )
@@ -134,7 +134,9 @@ def season_page(request, pk):
     if season.is_swiss:
         names = {**{uid: name for uid, (name, _rule) in withdrawn.items()}, **players}
         sitting_out = sorted(names[uid] for n, uid, _p in byes if shown and n == shown.number)
-    elif pages == 1 and not season.is_cup:  # in a cup, who is not seated is out
+    elif (
+        pages == 1 and not season.is_cup and not season.pairs
+    ):  # in a cup, who is not seated is out
         sitting_out = sorted(name for uid, name in players.items() if uid not in seated)
     else:
         sitting_out = []
@@ -147,6 +149,13 @@ def season_page(request, pk):
         if season.is_swiss
         else []
     )
+    arrivals = (
+        list(season.players.exclude(moved="").values_list("moved", "user__username"))
+        if season.division
+        else []
+    )
+    my_pair = season.pair_of(request.user) if season.pairs else None
+    is_player = (my_pair is not None) if season.pairs else request.user.pk in players
     return TemplateResponse(
         request,
         "leagues/season.html",
@@ -175,9 +184,14 @@ def season_page(request, pk):
             "round_open": shown is not None
             and season.status == Season.Status.RUNNING
             and shown.number <= season.current_round,
-            "is_player": request.user.pk in players,
+            "is_player": is_player,
             "can_join": season.status == Season.Status.REGISTRATION
-            and request.user.pk not in players,
+            and not is_player
+            and not season.pairs,
+            "my_pair": my_pair,
+            "promoted": sorted(n for how, n in arrivals if how == "promoted"),
+            "relegated": sorted(n for how, n in arrivals if how == "relegated"),
+            "pair_names": sorted(players.values()) if season.pairs else [],
             "registration_problem": season.registration_problem(now),
             "can_withdraw": season.status == Season.Status.RUNNING
             and request.user.pk in players
@@ -199,6 +213,38 @@ def join(request, pk):
         messages.error(request, str(error))
     else:
         messages.success(request, _("You have joined the season."))
+    return redirect(season)
+
+
+@require_POST
+def propose_pair(request, pk):
+    """A member names their partner for a season of pairs; the partner then confirms."""
+    from django.contrib.auth import get_user_model
+
+    season = access.season_or_404(pk)
+    name = request.POST.get("partner", "").strip()
+    partner = get_user_model().objects.filter(username__iexact=name).first() if name else None
+    try:
+        season.propose_pair(request.user, partner)
+    except LeagueError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("Asked: the pair counts once your partner confirms it."))
+    return redirect(season)
+
+
+@require_POST
+def answer_pair(request, pk, pair_id):
+    season = access.season_or_404(pk)
+    accept = request.POST.get("answer") == "confirm"
+    try:
+        season.answer_pair(pair_id, request.user, accept)
+    except LeagueError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request, _("You are registered as a pair.") if accept else _("The pair is called off.")
+        )
     return redirect(season)
 
 

@@ -25,7 +25,7 @@ def ring(user_id: int) -> None:
 def _queue_emails(ids: list[int]) -> None:
     if not ids:
         return
-    from .tasks import send_notification_emails
+    from .tasks import send_notification_emails  # the tasks import notify from here
 
     # After the commit: the worker must find the rows, and a rollback must send nothing.
     transaction.on_commit(lambda: send_notification_emails.enqueue(ids))
@@ -110,7 +110,7 @@ def notify_many(pairs, kind: str, fixtures) -> int:
 
 def notify_new_fixtures(season) -> int:
     """Every seated member of every fixture of ``season`` hears of it (after generation)."""
-    from cardclub.leagues.models import Fixture, FixtureSeat
+    from cardclub.leagues.models import Fixture, FixtureSeat  # they notify through this module
 
     seats = FixtureSeat.objects.filter(fixture__round__season=season).select_related("fixture")
     return notify_many(

@@ -203,3 +203,47 @@ class Watcher(models.Model):
     def recent(cls, now=None):
         since = (now or timezone.now()) - timedelta(seconds=settings.WATCHING_WITHIN)
         return cls.objects.filter(seen_at__gte=since)
+
+
+class Takeback(models.Model):
+    """A member's request to take back their last move (where the house rules allow it). It
+    stands until the next move is played; the other members accept or decline."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for answers")
+        ACCEPTED = "accepted", _("Accepted")
+        DECLINED = "declined", _("Declined")
+
+    match = models.ForeignKey(
+        "games.Match", on_delete=models.CASCADE, related_name="+", verbose_name=_("match")
+    )
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("member"),
+    )
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    # The move to take back: the log's last entry when asked. A move since ends the request.
+    seq = models.PositiveIntegerField(_("move"))
+    accepted = models.JSONField(_("accepted by"), default=list)
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.OPEN
+    )
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("declined by"),
+    )
+    created_at = models.DateTimeField(_("asked"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("takeback")
+        verbose_name_plural = _("takebacks")
+        indexes = [models.Index(fields=["match", "seq"], name="takeback_match_move")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}#{self.seq}: {self.status}"

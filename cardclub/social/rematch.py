@@ -24,10 +24,6 @@ from .models import Rematch
 SEED_TRIES = 64
 
 
-def can_offer(match: Match, now=None) -> bool:
-    return match.offers_rematch(now)
-
-
 def members_of(seats) -> list[int]:
     return [seat.user_id for seat in seats if seat.user_id]
 
@@ -120,7 +116,7 @@ def play_again(match_id: int, user, offer: int | None = None) -> Rematch:
             raise ActionError(_("That rematch offer has expired."))
     elif rematch is not None and rematch.status == Rematch.Status.DECLINED:
         raise ActionError(_("That rematch offer was declined."))
-    if not can_offer(match, now):
+    if not match.offers_rematch(now):
         raise ActionError(_("This match can no longer be played again."))
     if not match.variant.active:
         raise ActionError(_("These house rules are no longer offered."))

@@ -20,10 +20,10 @@ from games.actions import ActionError, NoSuchMatch
 from games.models import Match
 from games.present import describe_options
 
-from . import challenges
+from . import challenges, takebacks
 from . import rematch as rematches
 from .forms import ChallengeForm
-from .models import Challenge, Rematch, Watcher
+from .models import Challenge, Rematch, Takeback, Watcher
 
 User = get_user_model()
 
@@ -223,3 +223,46 @@ def watching(request):
             "watching_cache_seconds": settings.WATCHING_CACHE_SECONDS,
         },
     )
+
+
+# --- Takebacks ---------------------------------------------------------------------------------
+
+
+def _version(request) -> int | None:
+    try:
+        return int(request.POST.get("v", ""))
+    except ValueError:
+        return None
+
+
+@require_POST
+def takeback_ask(request, pk):
+    try:
+        asked = takebacks.ask(pk, request.user, _version(request))
+    except NoSuchMatch:
+        raise Http404(_("There is no match with that number.")) from None
+    except ActionError as error:
+        messages.error(request, str(error))
+    else:
+        if asked is None:
+            messages.success(request, _("Your last move was taken back: it is your turn again."))
+        else:
+            messages.info(request, _("You asked to take back your last move. The others answer."))
+    return redirect("games:match", pk=pk)
+
+
+@require_POST
+def takeback_answer(request, pk):
+    yes = request.POST.get("answer") == "yes"
+    try:
+        done = takebacks.answer(pk, request.user, yes)
+    except NoSuchMatch:
+        raise Http404(_("There is no match with that number.")) from None
+    except ActionError as error:
+        messages.error(request, str(error))
+    else:
+        if done.status == Takeback.Status.ACCEPTED:
+            messages.success(request, _("The move was taken back."))
+        elif done.status == Takeback.Status.DECLINED:
+            messages.info(request, _("You declined the takeback."))
+    return redirect("games:match", pk=pk)

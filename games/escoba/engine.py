@@ -1086,3 +1086,16 @@ def load(data: dict[str, Any]) -> State:
         last_moves=tuple(_event_from(e) for e in data["last_moves"]),
         last_hand=None if data["last_hand"] is None else _hand_result_from(data["last_hand"]),
     )
+
+
+def reveals_nothing(state: State, seat: int, move: Move) -> bool:
+    """Whether ``seat`` playing ``move`` sees nothing it did not know before (rules: a takeback,
+    where the club allows them): true unless the move ends the hand (a new deal shows new cards)
+    or the game, or empties the hands so that three more cards are dealt. ``move`` must be legal
+    for ``seat``."""
+    after = apply(state, seat, move)
+    return (
+        not is_over(after)
+        and after.hand == state.hand
+        and set(after.hands[seat]) <= set(state.hands[seat])
+    )

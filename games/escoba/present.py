@@ -252,14 +252,17 @@ def card_html(card, small: bool = False) -> str:
     name them, inside a part hidden from screen readers (``games_tags.move_line``), so a name
     on every card would only weigh on each of the eight lines of every poll.
     """
-    from games.escoba.templatetags.escoba_tags import escoba_card_html, escoba_mini
+    from games.escoba.templatetags.escoba_tags import (  # the tags import this module
+        escoba_card_html,
+        escoba_mini,
+    )
 
     return escoba_mini(card) if small else escoba_card_html(card)
 
 
 def card_sprite() -> str:
     """The drawings the cards refer to, once per page (see ``escoba_tags.sprite``)."""
-    from games.escoba.templatetags.escoba_tags import sprite
+    from games.escoba.templatetags.escoba_tags import sprite  # the tags import this module
 
     return sprite()
 

@@ -1011,3 +1011,15 @@ def dump(state: State) -> dict[str, Any]:
 def load(data: dict[str, Any]) -> State:
     """The state of a :func:`dump`."""
     return _public_state(data, data["round"], data["hands"], data["deck"], data["seed"])
+
+
+def reveals_nothing(state: State, seat: int, move: Move) -> bool:
+    """Whether ``seat`` playing ``move`` sees nothing it did not know before (a takeback, where
+    the club allows them): not when the turn's end draws it a card, nor when the round or the
+    game ends. ``move`` must be legal for ``seat``."""
+    after = apply(state, seat, move)
+    return (
+        not is_over(after)
+        and after.round == state.round
+        and set(after.hands[seat]) <= set(state.hands[seat])
+    )

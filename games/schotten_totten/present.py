@@ -337,7 +337,9 @@ def last_move(view: dict, names: Sequence[str]) -> tuple[list[dict], list[str]]:
 def card_html(card, small: bool = False) -> str:
     """One card as HTML, as the table draws it, for the move lines drawn by a tag. Those cards
     sit beside the words that name them, hidden from screen readers: they carry no name."""
-    from games.schotten_totten.templatetags.schotten_totten_tags import st_card_html
+    from games.schotten_totten.templatetags.schotten_totten_tags import (  # they import this
+        st_card_html,
+    )
 
     return st_card_html(card, small=small, named=False)
 

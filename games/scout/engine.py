@@ -1332,3 +1332,14 @@ def sample_state(seen: dict[str, Any], rng: random.Random) -> State:
         summaries=tuple(RoundSummary.from_dict(r) for r in seen["round_summaries"]),
         last_moves=tuple(_Entry.from_dict(e) for e in seen["last_moves"]),
     )
+
+
+def reveals_nothing(state: State, seat: int, move: Move) -> bool:
+    """Whether ``seat`` playing ``move`` sees nothing it did not know before (a takeback, where
+    the club allows them): a card scouted comes from the face-up active set, so it is known;
+    the end of a round (a new deal) or of the game is not. ``move`` must be legal for ``seat``."""
+    after = apply(state, seat, move)
+    if is_over(after) or after.round != state.round:
+        return False
+    known = set(state.hands[seat]) | set(state.active) | {_FLIP[c] for c in state.active}
+    return set(after.hands[seat]) <= known

@@ -493,7 +493,7 @@ def card_html(card, small: bool = False) -> str:
     """One card as HTML, as the table draws it, for the move lines drawn by ``move_line``: they
     put their cards in an ``aria-hidden`` span beside the move in words, so the card is drawn
     without a name of its own."""
-    from games.scout.templatetags.scout_tags import scout_card_html
+    from games.scout.templatetags.scout_tags import scout_card_html  # they import this module
 
     return scout_card_html(card, small=small, named=False)
 

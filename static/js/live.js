@@ -4,8 +4,8 @@
 // The push stream (an EventSource opened here from the never-swapped [data-live] wrapper's
 // data-stream-url) only says "version N is committed". This file then fetches the table with
 // the same poll URL and fragment the poll always used (the table's own hx-get, ?v=<version
-// shown>), so there is one markup path. Moves that arrive in a row (bots) are shown one at a
-// time, at least STEP_MS apart.
+// shown>), so there is one markup path. Bot moves are paced in one place, the worker (each is
+// its own version, BOT_MOVE_PAUSE apart): the page shows each version it hears as it comes.
 //
 // A page always knows whether it is live (issue 28). The stream counts as dead when it errs or
 // stays silent for longer than twice the server's keep-alive (data-keepalive, seconds); then the page
@@ -17,7 +17,6 @@
 // a polite live region; data-connection="live|reconnecting|offline" on the wrapper).
 (function () {
   "use strict";
-  var STEP_MS = 700;
   var POLL_MS = 2000;
   var TICK_MS = 250;
   // A fetch of the table or the list that has no answer after this long has failed; a move,
@@ -254,7 +253,6 @@
     var latest = 0; // the newest version the stream announced
     var inFlight = false;
     var timer = null;
-    var lastSwap = 0;
     var focusKey = null;
     var baseTitle = document.title;
     var icon = document.querySelector('link[rel="icon"]');
@@ -296,7 +294,6 @@
       onEvent: function (name, data) {
         var version = parseInt(data, 10);
         if (version > latest) latest = version;
-        backlog = inFlight || timer !== null;
         pump();
       },
       fetch: function () { fetchTable(); },
@@ -315,17 +312,13 @@
       htmx.trigger(t, "cardclub:update");
     }
 
-    // Fetch when the stream knows of a newer version than the one shown. A version heard while
-    // the page was up to date is fetched at once; when versions queue up behind the one just
-    // shown (bots moving in a row), each step stays on screen STEP_MS before the next. A
-    // failed fetch waits for its back-off.
-    var backlog = false;
+    // Fetch when the stream knows of a newer version than the one shown, at once, or after the
+    // back-off when the last fetch failed.
     function pump() {
       var t = liveTable();
       if (timer || inFlight || !t || !link.online()) return;
       if (latest <= shownVersion()) return;
-      var wait = backlog ? Math.max(0, lastSwap + STEP_MS - Date.now()) : 0;
-      wait = Math.max(wait, link.retryAt - Date.now());
+      var wait = Math.max(0, link.retryAt - Date.now());
       timer = window.setTimeout(function () {
         timer = null;
         fetchTable();
@@ -392,8 +385,6 @@
       if (key === shown && !focusKey) return;
       var changed = key !== shown;
       shown = key;
-      backlog = latest > Number(t.dataset.version);
-      lastSwap = Date.now();
       var myTurn = !!t.dataset.myTurn;
       var turnStarts = myTurn && !wasMyTurn;
       wasMyTurn = myTurn;

@@ -11,24 +11,33 @@ the session cookie and the CSRF header:
 
 - the member to move (the page shows move forms) thinks 1–4 s (seeded) and posts one of the
   moves the page offers, as htmx does;
-- the other member polls the table's own poll URL (``?v=<version>``, ``HX-Request``) every
-  ``data-poll-ms`` (2 s), as ``static/js/live.js`` does while no stream is open;
+- the other member waits for news, in one of two modes (``--mode``):
+  ``live`` (the main path, the default): every member's page holds its table's SSE stream
+  (``/play/m/<id>/live/``, ``capacity_stream.py``; its first event is the current version) and,
+  when the stream announces a newer version, fetches the table's own poll URL (``?v=<version>``,
+  ``HX-Request``) at once, as ``static/js/live.js`` does; a refused or closed stream is an error
+  and that page polls. ``poll``: the page polls that URL every ``data-poll-ms`` (2 s), as
+  ``live.js`` does while no stream is open. ``both`` runs each on a fresh database;
 - now and then a member opens the lobby; a finished match is replaced: the first member opens a
   new table through the new-table form, the second takes the seat.
 
 For each N of the ladder it reports p50/p95/p99 per kind of request (move, changed poll,
-unchanged poll 204, page, lobby, new table, join), throughput, errors (any status but 2xx/3xx,
+unchanged poll 204, page, lobby, new table, join; in live mode the "polls" are the fetches a push
+caused) and, live, push→fragment: from a move's commit (the mover's answer or the other page's
+push, whichever the generator saw first) to the other member holding the fragment of that
+version; throughput, errors (any status but 2xx/3xx,
 timeouts, refused moves are shown apart), the CPU the load generator used (and its event-loop
 lag: latencies are measured in the same loop) beside the server's and PostgreSQL's, and the load
 average. Only requests started after the warm-up count.
 
 Target (issue 22), checked on the measured figures: 100 tables with move p95 <= 100 ms and 0
-errors on every database run. The largest N that holds is printed. Exits 1 on a miss; when the
+errors on every database run; live, also push→fragment p95 <= 300 ms (issue 34). The largest N that holds is printed. Exits 1 on a miss; when the
 ladder stops below 100 tables the target is not checked (said so). Figures need an otherwise
 idle 2-core machine.
 
     python -m tests.bench.bench_capacity                          # both databases, 10..200 tables
     python -m tests.bench.bench_capacity --db sqlite --tables 10,50 --duration 20
+    python -m tests.bench.bench_capacity --mode both --db postgres --tables 50,100
     python -m tests.bench.bench_capacity --tables 100,200,400 --duration 120 --workers 2
 """
 
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -53,6 +63,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.bench.capacity_stream import Stream
 from tests.bench.stats import percentile
 from tests.load import server as load_server
 
@@ -60,7 +71,9 @@ ROOT = Path(__file__).resolve().parents[2]
 LADDER = [10, 50, 100, 200]
 TARGET_TABLES = 100
 TARGET_MOVE_P95_MS = 100.0
-KINDS = ["move", "poll changed", "poll 204", "page", "lobby", "new table", "join"]
+TARGET_PUSH_P95_MS = 300.0  # issue 34: commit to the other member holding the new fragment
+KINDS = ["move", "poll changed", "poll 204", "page", "lobby", "new table", "join", "push→fragment"]
+MODES = ["live", "poll"]
 FRAGMENTS = ["move", "poll changed"]  # the table fragments whose size the report shows
 FRAGMENT_TARGET_BYTES = 10 * 1024  # issue 22's target for every fragment (not checked here)
 THINK_SECONDS = (1.0, 4.0)
@@ -204,6 +217,9 @@ class Table:
     variant: int
     members: list[Member]
     match_id: int
+    # When each version of the current match was known committed: the mover's answer (the
+    # generator's monotonic clock). Both members of a table are in the same generator process.
+    committed: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -298,10 +314,56 @@ class Recorder:
 
 
 class Person:
-    def __init__(self, member, table, seat, client, recorder, rng, stop_at):
+    def __init__(self, member, table, seat, client, recorder, rng, stop_at, live=False):
         self.member, self.table, self.seat = member, table, seat
         self.client, self.recorder, self.rng, self.stop_at = client, recorder, rng, stop_at
         self.seated_at = {table.match_id}
+        # Live: the page holds its table's stream and fetches when told (the main path);
+        # otherwise, or while its stream is refused or closed, it polls.
+        self.live = live
+        self.stream: Stream | None = None
+
+    async def open_stream(self, match_id: int) -> None:
+        """As a page does when it loads: the previous page's stream closed, its own opened."""
+        await self.close_stream()
+        if self.live:
+            port = self.client.base_url.port
+            self.stream = Stream(port, match_id, self.member.headers()["Cookie"]).start()
+
+    async def close_stream(self) -> None:
+        if self.stream is not None:
+            await self.stream.close()
+            self.stream = None
+
+    async def holding_stream(self) -> bool:
+        """Whether the page's stream is open (awaiting its answer if need be); a refused or
+        closed stream is an error, reported once, and the page polls from then on."""
+        stream = self.stream
+        if stream is None:
+            return False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stream.opened.wait(), TIMEOUT_SECONDS)
+        if stream.holding:
+            return True
+        if time.monotonic() < self.stop_at:
+            why = stream.error or "no answer"
+            self.recorder.error(time.monotonic(), "stream", f"GET live {stream.match_id}: {why}")
+        self.stream = None
+        return False
+
+    def held(self, before: int, shown: Shown | None, fetched: bool) -> None:
+        """The page now holds ``shown`` (it held version ``before``): each version its stream
+        announced up to it is delivered. A fetch after a push times each newer one from its
+        commit (the mover's answer or the push, whichever came first) to now."""
+        if self.stream is None or shown is None:
+            return
+        now = time.monotonic()
+        for version in [v for v in self.stream.heard if v <= shown.version]:
+            heard = self.stream.heard.pop(version)
+            committed = self.table.committed.pop((shown.match_id, version), heard)
+            start = min(heard, committed)
+            if fetched and version > before and self.recorder.counts(start):
+                self.recorder.latencies["push→fragment"].append((now - start) * 1000)
 
     async def request(self, kind, method, url, data=None, htmx=False):
         """One request; its latency under ``kind`` (a poll's kind is known by its answer).
@@ -349,6 +411,12 @@ class Person:
         await asyncio.sleep(max(0.0, min(moment, self.stop_at) - time.monotonic()))
 
     async def run(self) -> None:
+        try:
+            await self.play()
+        finally:
+            await self.close_stream()
+
+    async def play(self) -> None:
         await asyncio.sleep(self.rng.uniform(0, 2))  # people do not all arrive at once
         shown: Shown | None = None
         last_poll = 0.0
@@ -360,6 +428,9 @@ class Person:
                     await self.request("join", "POST", f"/play/m/{match_id}/join/")
                 response = await self.request("page", "GET", f"/play/m/{match_id}/")
                 shown = read_table(response.text, match_id) if response is not None else None
+                if shown is not None:
+                    await self.open_stream(match_id)
+                    self.held(shown.version, shown, fetched=False)
                 if shown is None:
                     await self.sleep_until(time.monotonic() + 2)
                 last_poll = time.monotonic()
@@ -377,12 +448,19 @@ class Person:
                 if code in shown.two_step:  # as a browser sends it: the button and the pick
                     data["code"], data["pick"] = shown.two_step[code]
                 response = await self.request("move", "POST", action, data=data, htmx=True)
+                before = shown
                 shown = read_table(response.text, shown.match_id) if response else None
                 if shown is not None and shown.refused:
                     self.recorder.refused += self.recorder.counts(time.monotonic())
+                elif shown is not None and shown.version > before.version:
+                    self.table.committed[(shown.match_id, shown.version)] = time.monotonic()
+                    self.held(before.version, shown, fetched=False)
                 last_poll = time.monotonic()
             elif shown.poll_url:
-                await self.sleep_until(last_poll + shown.poll_ms / 1000)
+                if await self.holding_stream():
+                    await self.stream.wait_newer(shown.version, self.stop_at)
+                else:
+                    await self.sleep_until(last_poll + shown.poll_ms / 1000)
                 if time.monotonic() >= self.stop_at:
                     break
                 last_poll = time.monotonic()
@@ -390,7 +468,9 @@ class Person:
                 if response is None:
                     continue
                 if response.status_code == 200:
+                    before = shown.version
                     shown = read_table(response.text, shown.match_id) or shown
+                    self.held(before, shown, fetched=True)
             else:  # a table with nothing to do and no poll: look again later
                 await self.sleep_until(time.monotonic() + 2)
                 shown = None
@@ -429,7 +509,7 @@ async def measure_lag(recorder: Recorder, stop_at: float) -> None:
             recorder.lag.append((time.monotonic() - before - 0.05) * 1000)
 
 
-async def generate(tables, port, window, seed) -> dict:
+async def generate(tables, port, window, seed, live) -> dict:
     """Play ``tables`` [(index, table)] until the window ends; the raw figures of the requests
     started inside it, with this process's CPU over it."""
     import httpx
@@ -456,6 +536,7 @@ async def generate(tables, port, window, seed) -> dict:
                 recorder,
                 random.Random(f"{seed}-{index}-{seat}"),
                 window[1],
+                live,
             )
             for index, table in tables
             for seat, member in enumerate(table.members)
@@ -492,7 +573,8 @@ def run_step(tables, args, server, pg_name) -> dict:
     window = (start + args.warmup, start + args.warmup + args.duration)
     indexed = list(enumerate(tables))
     count = max(1, min(args.generators, len(tables)))
-    jobs = [(indexed[i::count], args.port, window, args.seed) for i in range(count)]
+    live = args.mode == "live"
+    jobs = [(indexed[i::count], args.port, window, args.seed, live) for i in range(count)]
     # Forked: the tables and sessions are already in memory, and no connection is open.
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(count, mp_context=context) as pool:
@@ -532,6 +614,7 @@ def run_step(tables, args, server, pg_name) -> dict:
     kinds["poll"] = {"errors": errors.get("poll", 0)}  # no answer, so neither kind of poll
     return {
         "tables": len(tables),
+        "mode": args.mode,
         "generators": count,
         "kinds": kinds,
         "requests_per_s": sum(len(v) for v in latencies.values()) / wall,
@@ -649,7 +732,7 @@ def run_database(args) -> dict:
         # A worker killed (its heartbeat missed, or out of memory) is replaced by a new pid.
         "workers_replaced": len(set(idle) - set(after["pids"])),
     }
-    return {"db": args.db[0], "steps": steps, "memory": memory}
+    return {"db": args.db[0], "mode": args.mode, "steps": steps, "memory": memory}
 
 
 QUIET_SECONDS = 5
@@ -696,10 +779,11 @@ def recovery(master: int, idle: dict[int, int]) -> dict:
     }
 
 
-def database_env(db: str, workdir: Path) -> dict[str, str] | None:
-    """The environment of one database's run; None when PostgreSQL does not answer."""
+def database_env(db: str, workdir: Path, mode: str) -> dict[str, str] | None:
+    """The environment of one database's run (a fresh database for each mode); None when
+    PostgreSQL does not answer."""
     if db == "sqlite":
-        return production_env(SQLITE_PATH=str(workdir / "capacity.sqlite3"))
+        return production_env(SQLITE_PATH=str(workdir / f"capacity-{mode}.sqlite3"))
     import psycopg
 
     try:
@@ -718,12 +802,12 @@ def drop_postgres() -> None:
         db_.execute(f'DROP DATABASE IF EXISTS "{PG_NAME}" WITH (FORCE)')
 
 
-def run_child(db: str, args, workdir: Path) -> dict:
-    env = database_env(db, workdir)
+def run_child(db: str, mode: str, args, workdir: Path) -> dict:
+    env = database_env(db, workdir, mode)
     if env is None:
-        return {"db": db, "skipped": f"PostgreSQL does not answer at {PG_SERVER}"}
-    out = workdir / f"figures-{db}.json"
-    command = [sys.executable, "-m", "tests.bench.bench_capacity", "--db", db]
+        return {"db": db, "mode": mode, "skipped": f"PostgreSQL does not answer at {PG_SERVER}"}
+    out = workdir / f"figures-{db}-{mode}.json"
+    command = [sys.executable, "-m", "tests.bench.bench_capacity", "--db", db, "--mode", mode]
     command += ["--tables", ",".join(map(str, args.tables)), "--duration", str(args.duration)]
     command += ["--warmup", str(args.warmup), "--seed", str(args.seed), "--port", str(args.port)]
     command += ["--workers", str(args.workers), "--generators", str(args.generators)]
@@ -735,7 +819,11 @@ def run_child(db: str, args, workdir: Path) -> dict:
         if db == "postgres":
             drop_postgres()
     if completed.returncode != 0 or not out.exists():
-        return {"db": db, "error": f"the benchmark process exited {completed.returncode}"}
+        return {
+            "db": db,
+            "mode": mode,
+            "error": f"the benchmark process exited {completed.returncode}",
+        }
     return json.loads(out.read_text())
 
 
@@ -783,20 +871,28 @@ def collect_static(workdir: Path) -> None:
 
 
 def holds(step: dict) -> bool:
-    move = step["kinds"]["move"]
+    """A step holds with 0 errors and move p95 on target; live, also push→fragment p95."""
+    move, push = step["kinds"]["move"], step["kinds"]["push→fragment"]
+    if step.get("mode") == "live" and not (push["count"] and push["p95"] <= TARGET_PUSH_P95_MS):
+        return False
     return move["count"] > 0 and move["p95"] <= TARGET_MOVE_P95_MS and step["errors"] == 0
+
+
+def run_name(result: dict) -> str:
+    return f"{result['db']} ({result.get('mode', 'poll')})"
 
 
 def report(results: list[dict]) -> list[str]:
     lines = []
     for result in results:
         if "skipped" in result or "error" in result:
-            lines.append(f"{result['db']}: {result.get('skipped') or result.get('error')}")
+            lines.append(f"{run_name(result)}: {result.get('skipped') or result.get('error')}")
             continue
         for step in result["steps"]:
             postgres = step["postgres_cpu"]
             lines.append(
-                f"\n{result['db']}, {step['tables']} tables: {step['requests_per_s']:.1f} req/s, "
+                f"\n{run_name(result)}, {step['tables']} tables: {step['requests_per_s']:.1f} "
+                f"req/s, "
                 f"{step['errors']} errors, {step['refused']} refused moves, {step['retried']} GETs "
                 f"sent again on a closed connection; {'holds' if holds(step) else 'MISS'}"
             )
@@ -881,16 +977,21 @@ def verdict(results: list[dict], ladder: list[int]) -> tuple[bool, list[str]]:
     for result in results:
         if "error" in result:
             ok = False
-            lines.append(f"{result['db']}: {result['error']}")
+            lines.append(f"{run_name(result)}: {result['error']}")
             continue
         if "skipped" in result:
-            lines.append(f"{result['db']}: skipped ({result['skipped']})")
+            lines.append(f"{run_name(result)}: skipped ({result['skipped']})")
             continue
         held = [step["tables"] for step in result["steps"] if holds(step)]
         largest = max(held, default=0)
+        push = (
+            f", push→fragment p95 <= {TARGET_PUSH_P95_MS:.0f} ms"
+            if result.get("mode") == "live"
+            else ""
+        )
         lines.append(
-            f"{result['db']}: largest N with move p95 <= {TARGET_MOVE_P95_MS:.0f} ms and 0 errors: "
-            + (str(largest) if held else "none")
+            f"{run_name(result)}: largest N with move p95 <= {TARGET_MOVE_P95_MS:.0f} ms{push} "
+            "and 0 errors: " + (str(largest) if held else "none")
         )
         if max(ladder) >= TARGET_TABLES:
             target = next(s for s in result["steps"] if s["tables"] >= TARGET_TABLES)
@@ -909,6 +1010,13 @@ def main(argv: list[str] | None = None) -> int:
         type=lambda text: sorted({int(n) for n in text.split(",") if n.strip()}),
         default=LADDER,
         help="comma-separated table counts (default 10,50,100,200)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=[*MODES, "both"],
+        default="live",
+        help="live: pages hold their stream and fetch when told (the main path; default); "
+        "poll: pages poll every 2 s (as with no stream); both: one run each",
     )
     parser.add_argument("--duration", type=float, default=30, help="measured seconds per step")
     parser.add_argument("--warmup", type=float, default=6, help="unmeasured seconds per step")
@@ -931,8 +1039,10 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         collect_static(workdir)
+        modes = MODES if args.mode == "both" else [args.mode]
         for db in databases:
-            results.append(run_child(db, args, workdir))
+            for mode in modes:
+                results.append(run_child(db, mode, args, workdir))
     finally:
         for log in sorted(workdir.glob("server-*.log")):
             text = log.read_text(errors="replace").strip()
@@ -950,7 +1060,7 @@ def main(argv: list[str] | None = None) -> int:
             m = result["memory"]
             back = m["back_within_20pct_after_s"]
             print(
-                f"{result['db']}: server memory fresh {m['fresh_mb']:.0f} MB, idle after the "
+                f"{run_name(result)}: server memory fresh {m['fresh_mb']:.0f} MB, idle after the "
                 f"first step {m['idle_mb']:.0f} MB, at the end of the ladder {m['peak_mb']:.0f} "
                 f"MB, then {m['end_mb']:.0f} MB: "
                 + (

@@ -88,23 +88,30 @@ def main() -> int:
         rng = random.Random(20261202)
         ok = True
         print(f"{MEMBERS} members, {ROUNDS}-round Swiss; load average {os.getloadavg()[0]:.2f}")
-        print(f"{'round':<6} {'pairing':>10} {'next round':>11}  target <= {PAIR_TARGET_S:.0f} s")
+        # CPU time beside the wall clock: on a shared, busy machine the wall clock measures the
+        # queue for a core as much as the pairing.
+        print(
+            f"{'round':<6} {'pairing':>10} {'(CPU)':>8} {'next round':>11}  "
+            f"target <= {PAIR_TARGET_S:.0f} s"
+        )
         started = time.perf_counter()
         season.generate_fixtures()
         print(f"{1:<6} {'(seeded)':>10} {time.perf_counter() - started:>9.2f} s")
         for number in range(2, ROUNDS + 1):
             play_round(season, number - 1, rng)
             seeds = dict(season.players.values_list("seed", "user_id"))
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             swiss.pair(swiss_history(season, seeds), ROUNDS, season.swiss_points())
             pairing = time.perf_counter() - started
+            pairing_cpu = time.process_time() - cpu
             started = time.perf_counter()
             season.next_round()
             whole = time.perf_counter() - started
             met = whole <= PAIR_TARGET_S
             ok = ok and met
             print(
-                f"{number:<6} {pairing:>8.2f} s {whole:>9.2f} s  {'ok' if met else 'MISSED'}"
+                f"{number:<6} {pairing:>8.2f} s {pairing_cpu:>6.2f} s {whole:>9.2f} s  "
+                f"{'ok' if met else 'MISSED'}"
                 f"  (load {os.getloadavg()[0]:.2f})"
             )
         play_round(season, ROUNDS, rng)

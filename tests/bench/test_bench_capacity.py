@@ -4,13 +4,15 @@ these fail rather than the benchmark quietly measuring members who never move.""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from django.urls import reverse
 
-from games import registry
+from games import push, registry
 from games.models import Match
-from tests.bench.bench_capacity import read_table
+from tests.bench.bench_capacity import Person, Recorder, Shown, Table, read_table
+from tests.bench.capacity_stream import stream_path, versions_in
 from tests.web.table_helpers import start_match, variant
 
 
@@ -87,3 +89,52 @@ def test_a_finished_table_is_recognised(alice, bob, client_for):
     shown = read_table(client_for(bob).get(match.get_absolute_url()).content.decode(), match.pk)
     assert shown.finished
     assert shown.forms == []
+
+
+def test_the_stream_the_generator_holds_is_the_tables_own():
+    assert stream_path(7) == reverse("games:live", args=[7])
+
+
+def test_a_stream_announces_the_versions_of_its_version_events_only():
+    text = push.sse_head({"version": 7}) + push.sse_events({"chat": 3, "version": 8})
+    text += push.sse_events(None)  # a keep-alive comment
+    events = [block.splitlines() for block in text.split("\n\n")]
+    assert [v for lines in events for v in versions_in([line.encode() for line in lines])] == [
+        7,
+        8,
+    ]
+
+
+class _Heard:
+    def __init__(self, heard):
+        self.heard = heard
+
+
+def _person_after(heard: dict[int, float], committed: dict) -> Person:
+    table = Table("scout", 1, [], 5, committed)
+    recorder = Recorder()
+    recorder.window = (0.0, float("inf"))
+    person = Person(None, table, 1, None, recorder, random.Random(1), float("inf"), live=True)
+    person.stream = _Heard(heard)
+    return person
+
+
+def _shown(version: int) -> Shown:
+    return Shown(5, version, "/poll", 2000, [], {}, False, False)
+
+
+def test_a_fetch_after_a_push_is_timed_from_the_earlier_of_the_commit_and_the_push():
+    now = time.monotonic()
+    person = _person_after({3: now - 10, 4: now - 0.2}, {(5, 4): now - 0.5})
+    person.held(3, _shown(4), fetched=True)
+    [latency] = person.recorder.latencies["push→fragment"]
+    assert 500 <= latency < 5000  # from the mover's answer, not the stream's first event (3)
+    assert person.stream.heard == {} and person.table.committed == {}
+
+
+def test_the_pages_own_move_and_the_streams_first_event_are_not_push_latencies():
+    now = time.monotonic()
+    person = _person_after({4: now, 5: now}, {})
+    person.held(3, _shown(5), fetched=False)  # the member's own move came back with 5
+    assert person.recorder.latencies["push→fragment"] == []
+    assert person.stream.heard == {}

@@ -43,7 +43,7 @@ def wait_for_new_version(page: Page, old: str, timeout: float = 15000) -> None:
 
 
 def is_my_turn(page: Page) -> bool:
-    return page.locator("#table:not([data-step]) .turn-line .badge.turn").count() > 0
+    return page.locator("#table .turn-line .badge.turn").count() > 0
 
 
 def match_is_over(page: Page) -> bool:
@@ -52,11 +52,8 @@ def match_is_over(page: Page) -> bool:
 
 def wait_for_my_turn(page: Page, timeout: float = 20000) -> None:
     """Wait until the table asks the member to move or shows the result: the bots move in the
-    worker after the member's move commits, and their moves reach the page by the poll."""
-    # Not a step: while the page shows the bots' moves one by one, a step may show the member's
-    # turn (a new round, where every seat decides at once) without offering a move yet.
-    expect(
-        page.locator(
-            "#table:not([data-step]) .turn-line .badge.turn, #table:not([data-step]) .result"
-        ).first
-    ).to_be_visible(timeout=timeout)
+    worker after the member's move commits, and each of their moves reaches the page as its own
+    version."""
+    expect(page.locator("#table .turn-line .badge.turn, #table .result").first).to_be_visible(
+        timeout=timeout
+    )

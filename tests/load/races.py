@@ -8,6 +8,7 @@ what the database holds, and replays every match from its seed and log.
 
     python -m tests.load.races                      # every database, 20 rounds per race
     python -m tests.load.races --db sqlite --rounds 3
+    python -m tests.load.races --race rematches     # only some races
 
 Prints a table of figures per race and database; exits 1 when any figure is not what the issue
 asks (0 lost writes, 0 × 500, 0 overwritten results, 0 refused simultaneous decisions, 0 stale
@@ -48,6 +49,7 @@ RACES = [
     "rated_finishes",
     "sweep_vs_final_move",
     "swiss_next_round",
+    "rematches",
 ]
 FIGURES = ["rounds", "requests", "lost", "500s", "overwritten", "refused", "stale", "unreplayable"]
 
@@ -482,6 +484,30 @@ class Races:
         if kinds != ["error", "success"]:
             self.note("swiss_next_round", "refused", f"season {season.pk}: told {told}")
 
+    # 10. Both members of a finished match press "Play again" at the same instant (no offer yet,
+    # so each request may make it): one rematch, one new match, both members seated in it.
+    def rematches(self) -> None:
+        from cardclub.social.models import Rematch
+        from games import actions
+        from games.models import Match
+
+        a, b = self.members[4:6]
+        match = self.started("schotten_totten", [a, b])
+        actions.resign(match.pk, self.user(a))
+        newest = Match.objects.order_by("-pk").values_list("pk", flat=True).first()
+        responses = at_once([self.post(m, f"/social/rematch/{match.pk}/") for m in (a, b)])
+        made = Match.objects.filter(pk__gt=newest).count()
+        rematch = Rematch.objects.filter(match=match).first()
+        if made != 1 or rematch is None or rematch.new_match_id is None:
+            self.note("rematches", "lost", f"match {match.pk}: {made} new matches")
+            return
+        if sorted(self.seated(rematch.new_match)) != sorted([a.user_id, b.user_id]):
+            self.note("rematches", "lost", f"rematch {rematch.pk}: the seats are wrong")
+        if any(getattr(r, "status", 0) != 302 for r in responses):
+            self.note("rematches", "refused", f"match {match.pk}: {responses}")
+        first = rematch.offered_by_id == a.user_id
+        self.outcome("rematches", "a offered first" if first else "b offered first")
+
     # Setting up.
 
     def started(self, game: str, members: list[Member]):
@@ -584,8 +610,9 @@ def run_one(db: str, rounds: int, port: int, log_dir: Path) -> dict:
     client = Client(port)
     races = Races(client, members)
     requests_before: dict[str, int] = {}
+    chosen = [name for name in os.environ.get("RACE_ONLY", "").split(",") if name] or RACES
     with Server(port, dict(os.environ), log_dir / f"server-{db}.log"):
-        for name in RACES:
+        for name in chosen:
             started = time.monotonic()
             for _round in range(rounds):
                 before = sum(client.statuses.values())
@@ -602,8 +629,8 @@ def run_one(db: str, rounds: int, port: int, log_dir: Path) -> dict:
             races.figures[name]["seconds"] = round(time.monotonic() - started)
         requests_before["total"] = sum(client.statuses.values())
     unreplayable = races.replay_all()
-    figures = {name: dict(races.figures[name]) for name in RACES}
-    for name in RACES:
+    figures = {name: dict(races.figures[name]) for name in chosen}
+    for name in chosen:
         figures[name]["unreplayable"] = 0
     figures["replay"] = {"unreplayable": unreplayable}
     return {
@@ -679,7 +706,8 @@ def table(results: list[dict]) -> str:
             lines.append(f"{result['db']:<11} {result['error']}")
             continue
         replay = result["figures"]["replay"]["unreplayable"]
-        for race in RACES:
+        raced = [race for race in RACES if race in result["figures"]]
+        for race in raced:
             row = result["figures"][race]
             values = [row.get(k, 0) for k in FIGURES]
             lines.append(
@@ -688,7 +716,7 @@ def table(results: list[dict]) -> str:
                 + f" {row.get('seconds', 0):>8}"
             )
         lines.append(f"{result['db']:<11} {'every match replays':<20} unreplayable: {replay}")
-        for race in RACES:
+        for race in raced:
             ways = {
                 k.removeprefix("outcome: "): v
                 for k, v in result["figures"][race].items()
@@ -706,7 +734,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=int(os.environ.get("RACE_PORT", "8100")))
     parser.add_argument("--child-output")
     parser.add_argument("--workdir")
+    parser.add_argument(
+        "--race", action="append", choices=RACES, help="only these races (default: every one)"
+    )
     args = parser.parse_args(argv)
+    if args.race:  # the children read it: each database runs in its own process
+        os.environ["RACE_ONLY"] = ",".join(args.race)
 
     if args.child_output:  # one database, in this process
         result = run_one(args.db[0], args.rounds, args.port, Path(args.workdir))

@@ -94,6 +94,11 @@ def apply(state: State, seat: int, move: Move) -> State:
     )
 
 
+def reveals_nothing(state: State, seat: int, move: Move) -> bool:
+    """Laying a card draws none and shows nothing new, unless it ends the game."""
+    return not is_over(apply(state, seat, move))
+
+
 def _event_json(event: tuple[int, str]) -> dict:
     seat, card = event
     return {"seat": seat, "kind": "lay", "card": card}

@@ -64,6 +64,13 @@ def club(make_member, alice, bob, viewer, boss):
         running.add_player(member)
         draft.add_player(member)
     running.generate_fixtures()
+    # Divisions: a finished Division I and next season's, for "promote and relegate".
+    last = Season.objects.create(
+        league=league, name="last", division=1, starts_on=date.today() - timedelta(days=30)
+    )
+    last.add_player(alice)
+    Season.objects.filter(pk=last.pk).update(status=Season.Status.FINISHED)
+    Season.objects.create(league=league, name="next", division=1, starts_on=date.today())
     attempt = AccessAttempt.objects.create(
         username="alice", ip_address="10.0.0.1", failures_since_start=3, user_agent="x"
     )
@@ -168,7 +175,7 @@ def test_league_results_need_their_own_permission_beside_change(club, django_use
         page = client.get(reverse(f"admin:leagues_{model_name}_changelist"))
         return {value for value, _label in page.context["action_form"].fields["action"].choices}
 
-    assert offered("season") == {"", "close_season"}
+    assert offered("season") == {"", "close_season", "promote_and_relegate"}
     assert offered("fixture") == {"", "extend_deadline"}
     user.user_permissions.add(Permission.objects.get(codename="manage_league_results"))
     assert {"generate_fixtures", "next_round"} <= offered("season")

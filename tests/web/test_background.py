@@ -4,6 +4,7 @@ twice and never lost; the sweeps and the mail go through the task queue."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from django_tasks_db.models import DBTaskResult
 
 from games import actions, tasks
 from games.models import Match, MoveRecord
+from tests.conftest import STOP_SIGNALS, signal_handlers_kept
 
 from .table_helpers import post_move, run_bots, start_match, variant
 
@@ -289,6 +291,17 @@ def test_the_database_backend_worker_plays_the_bots_through_its_queue(alice, set
     ]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_worker_run_in_the_test_process_leaves_the_stop_signals_as_they_were(settings):
+    settings.TASKS = DATABASE
+    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    with signal_handlers_kept():
+        call_command("db_worker", batch=True, startup_delay=False, reload=False, verbosity=0)
+        # The worker did install its own: without the restore they would stay.
+        assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]
+    assert {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} == before
+
+
 def _worker_environment() -> dict:
     # The test run's own settings (development mode), on the test run's database.
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
@@ -386,3 +399,9 @@ def test_club_mail_is_sent_by_the_worker(settings):
     [job] = queued("send_email")
     assert job.task.call(*job.args, **job.kwargs) == 1
     assert mail.outbox[0].subject == "Hola"
+
+
+def test_after_the_worker_and_scheduler_tests_ctrl_c_and_sigterm_stop_the_run():
+    """Last in the file, after its in-process worker and scheduler: the handlers are Python's."""
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

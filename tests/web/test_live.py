@@ -160,7 +160,7 @@ def test_other_news_wakes_only_the_streams_of_its_keys_with_its_own_event():
 
 
 def test_a_stream_writes_every_event_it_heard_or_a_keepalive():
-    assert push.sse_events(None) == ": keepalive\n\n"
+    assert push.sse_events(None) == "event: keepalive\ndata: 0\n\n"
     assert push.sse_events({"version": 3, "chat": 1}) == (
         "id: 3\nevent: version\ndata: 3\n\nevent: chat\ndata: 1\n\n"
     )

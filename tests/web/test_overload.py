@@ -67,12 +67,13 @@ def test_requests_beyond_the_limit_get_a_quick_503_and_the_waiting_ones_no_500(
         lock.execute("BEGIN IMMEDIATE")  # every write of the server now waits
         held = time.monotonic()
         waiting = [pool.submit(post) for post in posts]
-        # The server is full once a read is refused.
-        while True:
+        # The server is full once reads are refused three times in a row (a refusal while a
+        # read of ours was still finishing would be no proof that the moves hold every slot).
+        refused = 0
+        while refused < 3:
             response = lobby.get(f"{server.url}{reverse('games:lobby')}")
-            if response.status_code == 503:
-                break
-            assert response.status_code == 200
+            refused = refused + 1 if response.status_code == 503 else 0
+            assert response.status_code in (200, 503)
             assert time.monotonic() - held < 8, "the limit never refused a request"
         assert response.headers["retry-after"] == "2" and "ocupado" in response.text
         started = time.monotonic()

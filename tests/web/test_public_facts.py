@@ -82,12 +82,6 @@ def test_no_table_page_or_fragment_hands_a_template_the_match_or_its_seed(
         "page": client.get(url),
         "fragment": client.get(url, **hx),
         "poll": client.get(reverse("games:poll", args=[match.pk]), {"v": 0}, **hx),
-        # A page two moves behind gets the table one move on (a replayed step).
-        "step": client.get(
-            reverse("games:poll", args=[match.pk]),
-            {"v": match.version - 1, "m": match.moves_played - 2},
-            **hx,
-        ),
         "log": client.get(reverse("games:log", args=[match.pk])),
         "spectator": client_for(bob).get(url),
     }
@@ -124,5 +118,6 @@ def test_the_public_facts_read_as_the_match_does(alice, bob, client_for):
     assert facts.get_absolute_url() == match.get_absolute_url()
     assert facts.variant.name == match.variant.name and facts.free_seats == []
     assert [s.display_name for s in facts.seats] == ["alice", "bob"]
+    assert facts.for_fixture is match.for_fixture is False
     with pytest.raises(dataclasses.FrozenInstanceError):
         facts.status = "finished"

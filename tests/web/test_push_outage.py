@@ -49,8 +49,11 @@ class StreamReader(threading.Thread):
                 client.stream("GET", self.url) as response,
             ):
                 self.status, self.headers = response.status_code, response.headers
+                event = ""
                 for line in response.iter_lines():
-                    if line.startswith("data:"):
+                    if line.startswith("event:"):
+                        event = line[6:].strip()
+                    elif line.startswith("data:") and event != "keepalive":
                         self.events.put(int(line[5:]))
         except httpx.HTTPError:
             pass

@@ -52,8 +52,11 @@ async def _first_versions(url, cookies, count, timeout, opened=None):
     ):
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
+        event = ""
         async for line in response.aiter_lines():
-            if line.startswith("data:"):
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:") and event != "keepalive":
                 versions.append((int(line[5:]), time.monotonic()))
                 if opened is not None:
                     opened.set()

@@ -7,7 +7,7 @@ register = template.Library()
 
 @register.inclusion_tag("social/rematch.html", takes_context=True)
 def rematch_panel(context, match, seats, my_seat):
-    """The finished match's "Play again": the offer, who said yes, the answers this member may
+    """``match``: the page's public facts of the match (games.present.PublicMatch). The finished match's "Play again": the offer, who said yes, the answers this member may
     give, and the link to the new match once it started. Redrawn with the table on every
     version of the old match (each answer makes one: see cardclub/social/rematch.py)."""
     from cardclub.social.models import Rematch
@@ -141,3 +141,29 @@ def watching_rows(matches):
             )
         )
     return format_html_join("\n", "{}", ((row,) for row in rows))
+
+
+@register.inclusion_tag("social/takeback.html", takes_context=True)
+def takeback_panel(context, match, my_seat, seats):
+    """At a table whose house rules allow takebacks: the standing request with its answers, or
+    "Take back my last move" when this member may ask (see cardclub/social/takebacks.py)."""
+    from cardclub.social.takebacks import may_ask, open_request
+    from games.models import Match
+
+    request = open_request(match.pk, match.moves_played)
+    me = my_seat.user_id if my_seat is not None else None
+    # Whether this member may ask needs the match itself (its log, replayed up to the move).
+    may = (
+        request is None
+        and my_seat is not None
+        and may_ask(Match.objects.get(pk=match.pk), my_seat, seats) is None
+    )
+    return {
+        "match": match,
+        "takeback": request,
+        "asker": request is not None and request.asked_by_id == me,
+        "answers": request is not None and me is not None and request.asked_by_id != me,
+        "said_yes": request is not None and me in request.accepted,
+        "may_ask": may,
+        "csrf_token": context.get("csrf_token"),
+    }

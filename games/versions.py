@@ -1,0 +1,94 @@
+"""The match as committed at one version, read once per process (issue 34).
+
+Every page of a table fetches its fragment when the push says "version N is committed", so a
+version is read by each page that shows it: the mover's answer, the other seats, spectators.
+Reading the match, its variant, its seats and their members again for each costs two joins a
+request; here the first reader (or the move that committed the version) keeps them, and the
+others take them from this process's memory.
+
+Why it is never stale: every action that changes a match or its seats counts its version up
+and writes ``updated_at`` (``games/actions.py``; the push carries the version), and the key is
+the match id, the version and ``updated_at``, read from the match row itself by the caller
+(one primary-key read of two columns, which the poll does anyway). A rolled-back test
+database, or a restored one, reuses ids and versions but not the instant of the change.
+
+What is kept is what the database holds, not what anybody was shown: the match row (its state
+included, which never leaves the server), its variant, the seats and their members. Each
+request gets its own copies of the match and the seats (the table marks each seat's clock on
+it) and computes its own seat's view from the state, for that seat only
+(``games.present.table_context``); nothing drawn for one seat is kept here.
+
+Per process and bounded (:data:`SIZE` versions, the least recently used dropped): no shared
+cache to pickle into and out of, and a process restarted starts empty.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections import OrderedDict
+from datetime import datetime
+
+from games.models import Match, Seat
+
+SIZE = 512
+
+Key = tuple[int, int, datetime]
+
+_kept: OrderedDict[Key, tuple[Match, list[Seat]]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def key_of(match: Match) -> Key:
+    return (match.pk, match.version, match.updated_at)
+
+
+def current_key(match_id: int) -> Key | None:
+    """The key of the match as committed now (``None``: no such match), from its row."""
+    row = Match.objects.filter(pk=match_id).values_list("version", "updated_at").first()
+    return None if row is None else (match_id, *row)
+
+
+def keep(match: Match) -> None:
+    """Keep ``match`` (its seats prefetched) as committed: after the commit, or as read."""
+    twin = _copy(match, list(match.seats.all()))  # the caller goes on marking its own
+    with _lock:
+        _kept[key_of(match)] = (twin, list(twin.seats.all()))
+        _kept.move_to_end(key_of(match))
+        while len(_kept) > SIZE:
+            _kept.popitem(last=False)
+
+
+def kept(key: Key) -> Match | None:
+    """A copy of the match kept under ``key``, its seats prefetched (copies too), or ``None``."""
+    with _lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+    if found is None:
+        return None
+    match, seats = found
+    return _copy(match, seats)
+
+
+def forget_all() -> None:
+    with _lock:
+        _kept.clear()
+
+
+def _copy(match: Match, seats: list[Seat]) -> Match:
+    """The match and its seats as new objects sharing only what nobody changes (the variant,
+    the members): a request may mark its copies, never another request's."""
+    twin = copy.copy(match)
+    twin._prefetched_objects_cache = {}
+    twins = []
+    for seat in seats:
+        seat = copy.copy(seat)
+        Seat.match.field.set_cached_value(seat, twin)
+        twins.append(seat)
+    # As Django's prefetch leaves it: the related manager's queryset with its rows in place.
+    rows = twin.seats.get_queryset()
+    rows._result_cache = twins
+    rows._prefetch_done = True
+    twin._prefetched_objects_cache = {"seats": rows}  # Seat.match's related_name
+    return twin
