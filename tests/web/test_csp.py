@@ -55,6 +55,9 @@ def sample(alice, bob):
         "username": "alice",
         "token": match.invite_token,
         "uidb64": "MQ",
+        # A season's pair (cardclub/leagues): no such pair, so its page answers 404 or 405, with
+        # the policy all the same.
+        "pair_id": "1",
     }
 
 
