@@ -192,6 +192,10 @@ class Races:
         """Every other page of a match that just ended, polling from before the end, gets the
         finished table and nothing of a live match."""
         resign = f"/play/m/{match.pk}/resign/"
+        # A finished match that offers "Play again" keeps listening for the answers
+        # (cardclub/social): its table may ask for updates, but offers nothing of a live match.
+        match.refresh_from_db()
+        listens = match.offers_rematch()
         for member in members:
             response = self.client.request(
                 member, "GET", f"/play/m/{match.pk}/poll/", query={"v": seen_version}, htmx=True
@@ -201,7 +205,7 @@ class Races:
             live = (
                 response.status != 200
                 or resign in body
-                or "hx-trigger" in body
+                or ("hx-trigger" in body and not listens)
                 or controls is None
                 or controls.group(1).strip()
                 or 'id="messages"' not in body
