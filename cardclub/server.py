@@ -18,12 +18,14 @@ cardclub.server:HttpToolsProtocol``; production runs gunicorn with ``-k cardclub
 from __future__ import annotations
 
 import asyncio
-import os
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _HttpToolsProtocol
 from uvicorn_worker import UvicornWorker
 
-HEADER_TIMEOUT = float(os.environ.get("HTTP_HEADER_TIMEOUT", "10"))
+from cardclub.env import env_float
+
+# A bad value stops the start naming the variable (ImproperlyConfigured), as for any setting.
+HEADER_TIMEOUT = env_float("HTTP_HEADER_TIMEOUT", 10)
 HEADER_MAX_BYTES = 64 * 1024
 KEEP_ALIVE = 75  # the commands' --keep-alive / --timeout-keep-alive
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from cardclub.settings import env_bool, env_float, env_int
+from cardclub.env import env_bool, env_float, env_int
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = ROOT / "cardclub/settings.py"
@@ -131,15 +131,21 @@ def test_numbers_keep_their_defaults_and_read_their_values(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "variable, value",
-    [("BOT_MOVE_PAUSE", "fast"), ("EMAIL_USE_TLS", "maybe"), ("DB_POOL_MAX", "lots")],
+    "variable, value, module",
+    [
+        ("BOT_MOVE_PAUSE", "fast", "cardclub.settings"),
+        ("EMAIL_USE_TLS", "maybe", "cardclub.settings"),
+        ("DB_POOL_MAX", "lots", "cardclub.settings"),
+        # Read by the server's protocol, which gunicorn and uvicorn load before the settings.
+        ("HTTP_HEADER_TIMEOUT", "soon", "cardclub.server"),
+    ],
 )
-def test_a_process_started_with_a_bad_value_stops_naming_it(variable, value):
+def test_a_process_started_with_a_bad_value_stops_naming_it(variable, value, module):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(ROOT), "DEBUG": "1"}
     env.update(EMAIL_HOST="mail.example.org", DATABASE_URL="postgres://u@127.0.0.1:1/x")
     env[variable] = value
     result = subprocess.run(
-        [sys.executable, "-c", "import cardclub.settings"],
+        [sys.executable, "-c", f"import {module}"],
         cwd=ROOT,
         env=env,
         capture_output=True,
