@@ -57,3 +57,39 @@ def wait_for_my_turn(page: Page, timeout: float = 20000) -> None:
     expect(page.locator("#table .turn-line .badge.turn, #table .result").first).to_be_visible(
         timeout=timeout
     )
+
+
+# What the page's streams and swaps did, recorded in the page itself: a test then waits for
+# the event it needs (a swap settled) and asks what happened (did a stream ever drop?) rather
+# than timing the page against the fallback poll.
+WATCH_LIVE = """() => {
+  window.__streamDrops = [];
+  window.__tableSettled = 0;
+  for (const wrap of document.querySelectorAll("[data-live]")) {
+    new MutationObserver(() => {
+      if (wrap.dataset.stream !== "open") window.__streamDrops.push(wrap.dataset.live);
+    }).observe(wrap, { attributes: true, attributeFilter: ["data-stream"] });
+  }
+  // After static/js/live.js's own listener (added at load): its work on the swap is done.
+  document.addEventListener("htmx:afterSettle", (event) => {
+    if (event.detail.target && event.detail.target.id === "table") window.__tableSettled++;
+  });
+}"""
+
+
+def watch_live(page: Page) -> None:
+    """Start recording, once the page's stream is open, whether it ever drops (``came_by_push``)
+    and how many swaps of the table settled (``wait_for_table_settled``)."""
+    page.evaluate(WATCH_LIVE)
+
+
+def came_by_push(page: Page) -> bool:
+    """Whether every stream of the page stayed open since ``watch_live``: a page polls only
+    while its stream is down, so what it fetched meanwhile it fetched because the push said so."""
+    return page.evaluate("() => window.__streamDrops.length === 0")
+
+
+def wait_for_table_settled(page: Page, swaps: int = 1, timeout: float = 15000) -> None:
+    """Wait until ``swaps`` swaps of the table have settled since ``watch_live`` (the page has
+    then marked the move, announced it and put the focus back)."""
+    page.wait_for_function(f"() => window.__tableSettled >= {swaps}", timeout=timeout)

@@ -30,6 +30,10 @@ def test_an_inline_script_or_style_is_refused_and_reported(live_server, page, co
     page.goto(live_server.url + "/accounts/login/")
     page.evaluate(
         """() => {
+        window.__violated = [];
+        document.addEventListener("securitypolicyviolation", (e) => {
+            window.__violated.push(e.violatedDirective);
+        });
         const script = document.createElement("script");
         script.textContent = "window.inlineRan = true";
         document.body.append(script);
@@ -38,7 +42,12 @@ def test_an_inline_script_or_style_is_refused_and_reported(live_server, page, co
         document.head.append(style);
     }"""
     )
-    page.wait_for_timeout(200)
+    # Each refusal is reported by an event (after the console line of REPORT_VIOLATIONS, which
+    # listens first): wait for both, not for a while.
+    page.wait_for_function(
+        "() => ['script-src', 'style-src'].every("
+        "(d) => window.__violated.some((v) => v.startsWith(d)))"
+    )
     assert page.evaluate("window.inlineRan === undefined")
     reported = "\n".join(console_problems)
     assert "CSP violation: script-src" in reported
