@@ -182,36 +182,50 @@ def redis_answers() -> bool:
 
 class RedisProcess:
     """A Redis server of the test's own (never the shared one on 6379), to kill and pause:
-    no persistence, on a free port of ``ports``."""
+    no persistence, on a port of ``ports``. The port is not looked for first and let go (another
+    process could take it in between): Redis is started on a candidate, and one that cannot
+    bind it exits, so the next is tried; the one that answers must be this process."""
 
     def __init__(self, ports: range):
         import random
 
-        candidates = list(ports)
-        random.shuffle(candidates)
-        self.port = next(p for p in candidates if _port_free(p))
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.candidates = list(ports)
+        random.shuffle(self.candidates)
+        self.port: int | None = None
+        self.url = ""
         self.process: subprocess.Popen | None = None
 
     def start(self) -> RedisProcess:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-            + ["--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.answers():
-                return self
-            time.sleep(0.05)
-        raise RuntimeError(f"redis-server did not start on {self.port}")
+        """Start it (again: on the port it had, which it held until it was killed)."""
+        for port in [self.port] if self.port else self.candidates:
+            self.process = subprocess.Popen(
+                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+                + ["--appendonly", "no"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            self.port, self.url = port, f"redis://127.0.0.1:{port}/0"
+            # Wait for the one of two events: it answers as itself, or it exits (port taken).
+            deadline = time.monotonic() + 30
+            while self.process.poll() is None and time.monotonic() < deadline:
+                if self.answers():
+                    return self
+                time.sleep(0.05)
+            self.kill()
+        raise RuntimeError(f"redis-server did not start on a port of {self.candidates}")
 
     def answers(self) -> bool:
+        """Whether this very process answers on its port (not another Redis holding it)."""
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
-                sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
+                sock.sendall(b"INFO server\r\n")
+                reply = b""
+                while b"process_id:" not in reply or not reply.endswith(b"\r\n"):
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        break
+                    reply += chunk
+                return f"process_id:{self.process.pid}\r\n".encode() in reply
         except OSError:
             return False
 
@@ -237,11 +251,3 @@ class RedisProcess:
             self.resume()
         self.kill()
 
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
