@@ -250,4 +250,3 @@ class RedisProcess:
         if self.process is not None and self.process.poll() is None:
             self.resume()
         self.kill()
-

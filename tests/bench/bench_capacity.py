@@ -103,7 +103,9 @@ FINISHED = 'class="panel result"'
 # --- The server, as production runs it ----------------------------------------------------------
 
 
-def server_command(port: int, workers: int) -> list[str]:
+def server_command(port: int, workers: int, bind: str | None = None) -> list[str]:
+    """gunicorn as production runs it; ``bind`` (e.g. ``fd://5``, a socket the caller holds)
+    instead of the port."""
     bin_dir = Path(sys.executable).parent
     return [
         str(bin_dir / "gunicorn"),
@@ -113,7 +115,7 @@ def server_command(port: int, workers: int) -> list[str]:
         "--keep-alive",
         "75",
         "--bind",
-        f"127.0.0.1:{port}",
+        bind or f"127.0.0.1:{port}",
         "--workers",
         str(workers),
         "--timeout",
@@ -151,8 +153,19 @@ def production_env(**extra: str) -> dict[str, str]:
 class Server(load_server.Server):
     """gunicorn with uvicorn workers, started, awaited and stopped as the race suite does it."""
 
-    def __init__(self, port: int, workers: int, env: dict[str, str], log_path: Path):
-        super().__init__(port, env, log_path, command=server_command(port, workers))
+    def __init__(
+        self, port: int, workers: int, env: dict[str, str], log_path: Path, listening=None
+    ):
+        """``listening``: a socket bound by the caller, which gunicorn inherits (``fd://``), so
+        that no other process can take the port between choosing it and serving on it."""
+        bind = f"fd://{listening.fileno()}" if listening is not None else None
+        super().__init__(
+            port,
+            env,
+            log_path,
+            command=server_command(port, workers, bind),
+            pass_fds=[listening.fileno()] if listening is not None else (),
+        )
 
     def cpu_seconds(self) -> float:
         """User + system CPU of the master and its workers so far."""

@@ -36,8 +36,9 @@ def server_command(port: int, workers: int = WORKERS) -> list[str]:
 class Server:
     """Start the server, wait until it answers, stop it (only the process it started)."""
 
-    def __init__(self, port: int, env: dict[str, str], log_path: Path, command=None):
+    def __init__(self, port: int, env: dict[str, str], log_path: Path, command=None, pass_fds=()):
         self.port = port
+        self.pass_fds = tuple(pass_fds)  # a listening socket the server inherits
         self.env = env
         self.log_path = log_path
         # The benchmarks serve the club as production does (uvicorn workers): their command.
@@ -52,6 +53,7 @@ class Server:
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
+            pass_fds=self.pass_fds,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -48,17 +48,18 @@ def serve(settings, static_files, tmp_path):
     started = []
 
     def start(proxies: int) -> str:
-        # gunicorn binds the port itself (bench_capacity's Server): found here, then let go.
-        with bound_socket() as sock:
-            port = sock.getsockname()[1]
+        # Bound here and inherited by gunicorn (fd://): held until the server serves on it.
+        listening = bound_socket()
+        port = listening.getsockname()[1]
         env = production_env(
             **database_env(),
             SECRET_KEY=SECRET_KEY,
             TRUSTED_PROXY_COUNT=str(proxies),
             PUSH_BACKEND="off",
         )
-        server = Server(port, 1, env, tmp_path / f"server-{proxies}.log")
-        started.append(server.__enter__())
+        server = Server(port, 1, env, tmp_path / f"server-{proxies}.log", listening=listening)
+        with listening:  # the server has its own copy once started
+            started.append(server.__enter__())
         return f"http://127.0.0.1:{port}"
 
     yield start
