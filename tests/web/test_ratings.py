@@ -177,7 +177,7 @@ def test_a_member_who_resigns_ranks_last_and_loses_rating(alice, bob, client_for
     match = writes.create_match(alice, variant, 2, ["open"])
     writes.join_match(match.pk, bob)
     response = client_for(alice).post(reverse("games:resign", args=[match.pk]))
-    assert response.status_code in (200, 302)
+    assert response.status_code == 302  # a form post without htmx: back to the table
     assert rating(alice, "schotten_totten").mu < DEFAULT_MU < rating(bob, "schotten_totten").mu
     result = MatchResult.objects.get(match=match, user=alice)
     assert result.rated and result.rank == 2 and result.delta < 0
