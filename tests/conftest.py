@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 
 import pytest
 
@@ -151,3 +152,14 @@ def signal_handlers_kept():
 def _no_test_keeps_signal_handlers():
     with signal_handlers_kept():
         yield
+
+
+@pytest.fixture(autouse=True)
+def _no_last_seen_thread_outlives_its_test():
+    """A test that starts the "last seen" writer (LAST_SEEN_FLUSH_EVERY above 0) or leaves a note
+    unwritten (a write it made fail) hands neither to the next test: the thread would write
+    that note into another test's database, or trace back in a test that allows none."""
+    yield
+    seen = sys.modules.get("cardclub.notifications.seen")
+    if seen is not None:
+        seen.stop()

@@ -17,7 +17,6 @@ import contextlib
 import logging
 import os
 import threading
-import time
 from datetime import datetime
 
 from django.conf import settings
@@ -28,6 +27,9 @@ logger = logging.getLogger(__name__)
 _pending: dict[int, tuple[datetime, str]] = {}
 _lock = threading.Lock()
 _thread_pid: int | None = None
+# The writing thread and the event that stops it (each thread its own: a stopped one that has
+# not yet woken must not be kept going by the next one's start).
+_thread: tuple[threading.Thread, threading.Event] | None = None
 
 
 def note(user_id: int, when: datetime, language: str) -> None:
@@ -70,19 +72,36 @@ def flush() -> int:
 
 
 def _started() -> None:
-    global _thread_pid
+    global _thread_pid, _thread
     if _thread_pid == os.getpid():
         return
     with _lock:
         if _thread_pid == os.getpid():
             return
         _thread_pid = os.getpid()
-    threading.Thread(target=_run, name="last-seen", daemon=True).start()
+        stopped = threading.Event()
+        thread = threading.Thread(target=_run, args=(stopped,), name="last-seen", daemon=True)
+        _thread = (thread, stopped)
+    thread.start()
 
 
-def _run() -> None:
-    while True:
-        time.sleep(settings.LAST_SEEN_FLUSH_EVERY or 1.0)
+def stop(timeout: float = 10.0) -> None:
+    """Stop this process's writing thread and drop the notes not yet written (the next note
+    starts a new thread). For tests: a thread left running after the test that started it
+    would write that test's notes into the next test's database, or into one that allows
+    no access at all."""
+    global _thread_pid, _thread
+    with _lock:
+        running, _thread, _thread_pid = _thread, None, None
+        _pending.clear()
+    if running is not None:
+        thread, stopped = running
+        stopped.set()
+        thread.join(timeout)
+
+
+def _run(stopped: threading.Event) -> None:
+    while not stopped.wait(settings.LAST_SEEN_FLUSH_EVERY or 1.0):
         try:
             flush()
         except Exception:  # never let the thread die: the next round tries again

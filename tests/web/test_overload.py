@@ -128,9 +128,10 @@ def test_the_last_seen_thread_writes_the_notes_of_this_process(alice, settings):
     seen.flush = flush
     try:
         seen.note(alice.pk, timezone.now(), "en")
-        assert written.wait(5)
+        assert written.wait(30)
     finally:
         seen.flush = real_flush
+        seen.stop()  # the thread must not outlive this test (tests/conftest.py checks)
     prefs = Preferences.objects.get(user=alice)
     assert prefs.last_seen is not None and prefs.site_language == "en"
 
@@ -189,3 +190,16 @@ def test_headers_larger_than_the_limit_are_refused_and_the_connection_closed():
         server.stop()
     assert reset or (answer.startswith(b"HTTP/1.1 400") and b"too large" in answer), answer
     assert prompt.status_code == 200
+
+
+def test_the_last_seen_thread_stops_when_asked_and_leaves_no_note_behind(settings):
+    """What the tests' clean-up relies on (tests/conftest.py): no thread of a test, and no note
+    of its database, is left for the next test. No database here: the thread must not touch
+    one after it was stopped."""
+    settings.LAST_SEEN_FLUSH_EVERY = 60
+    seen.note(1, timezone.now(), "en")
+    thread, _stopped = seen._thread
+    assert thread.is_alive()
+    seen.stop()
+    assert not thread.is_alive()
+    assert seen._thread is None and seen.flush() == 0
