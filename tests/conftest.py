@@ -136,6 +136,20 @@ def django_db_setup(django_db_setup, django_db_blocker):
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 
 
+def stop_like_ctrl_c(signum, frame):
+    """SIGTERM (a time limit's, a CI job cancelled, ``kill``) stops the run as Ctrl-C does.
+    Python's default for it ends the process on the spot: the servers, workers and brokers
+    the running test started (uvicorn, gunicorn, redis-server, db_worker) would live on, orphaned,
+    holding their ports. As a KeyboardInterrupt, pytest stops at once and unwinds: the test's
+    ``finally`` blocks and every fixture's teardown stop what they started."""
+    raise KeyboardInterrupt(f"stopped by signal {signum}")
+
+
+def pytest_configure(config):
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+
+
 @contextlib.contextmanager
 def signal_handlers_kept():
     """Put back, on the way out, the stop signals' handlers found on the way in."""

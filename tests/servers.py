@@ -8,8 +8,10 @@ the database and the secret key, and the tests' fast password hasher is not thei
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +22,33 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Every process the tests start (servers, workers, brokers), so that none outlives the run.
+_children: list[subprocess.Popen] = []
+
+
+def spawn(command, **kwargs) -> subprocess.Popen:
+    """``subprocess.Popen(command, **kwargs)``, ended when the test process ends if it is still
+    running then. A run stopped by Ctrl-C or SIGTERM (tests/conftest.py) may stop in the middle
+    of a teardown, before it reached the process's own ``stop()``; this is the net under it."""
+    process = subprocess.Popen(command, **kwargs)
+    _children[:] = [child for child in _children if child.poll() is None]
+    _children.append(process)
+    return process
+
+
+@atexit.register
+def _end_children() -> None:
+    running = [child for child in _children if child.poll() is None]
+    for child in running:
+        with contextlib.suppress(OSError):
+            child.send_signal(signal.SIGCONT)  # a paused broker (SIGSTOP) must hear it
+            child.terminate()
+    for child in running:
+        try:
+            child.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            child.kill()
 
 
 def bound_socket(port: int | None = None, low: int = 8400, high: int = 8499) -> socket.socket:
@@ -106,7 +135,7 @@ def start_app_server(env: dict[str, str] | None = None, port: int | None = None,
         str(workers),
     ]
     with open(log, "wb") as out, listening:
-        process = subprocess.Popen(
+        process = spawn(
             command,
             cwd=ROOT,
             env=full_env,
@@ -198,7 +227,7 @@ class RedisProcess:
     def start(self) -> RedisProcess:
         """Start it (again: on the port it had, which it held until it was killed)."""
         for port in [self.port] if self.port else self.candidates:
-            self.process = subprocess.Popen(
+            self.process = spawn(
                 ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
                 + ["--appendonly", "no"],
                 stdout=subprocess.DEVNULL,
@@ -237,13 +266,9 @@ class RedisProcess:
 
     def pause(self) -> None:
         """SIGSTOP: the broker hangs, its connections open and silent."""
-        import signal
-
         self.process.send_signal(signal.SIGSTOP)
 
     def resume(self) -> None:
-        import signal
-
         self.process.send_signal(signal.SIGCONT)
 
     def stop(self) -> None:

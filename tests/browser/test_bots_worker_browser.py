@@ -3,7 +3,6 @@ the page shows the member's move at once, and each bot move arrives by itself (i
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.models import Match, MoveRecord
+from tests.servers import spawn
 from tests.web.test_background import DATABASE, _worker_environment
 
 from .helpers import log_in, wait_for_my_turn
@@ -24,7 +24,7 @@ def worker(settings):
     settings.TASKS = DATABASE
     settings.BOT_MOVE_PAUSE = 0.4
     manage = Path(__file__).resolve().parents[2] / "manage.py"
-    process = subprocess.Popen(
+    process = spawn(
         [sys.executable, str(manage), "db_worker", "--interval", "0.1", "--no-reload"]
         + ["--no-startup-delay", "--verbosity", "0"],
         env=_worker_environment(),

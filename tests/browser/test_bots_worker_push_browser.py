@@ -4,7 +4,6 @@ move, and the page, whose stream stays open throughout, never polls."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from playwright.sync_api import expect
 
 from games import writes
 from games.models import Match
+from tests.servers import spawn
 from tests.web.table_helpers import engine_state, start_match
 from tests.web.test_background import DATABASE, _worker_environment
 
@@ -27,7 +27,7 @@ def worker(settings):
     settings.BOT_MOVE_PAUSE = 0.4
     manage = Path(__file__).resolve().parents[2] / "manage.py"
     env = {**_worker_environment(), "PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""}
-    process = subprocess.Popen(
+    process = spawn(
         [sys.executable, str(manage), "db_worker", "--interval", "0.1", "--no-reload"]
         + ["--no-startup-delay", "--verbosity", "0"],
         env=env,

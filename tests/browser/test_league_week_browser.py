@@ -19,6 +19,7 @@ from cardclub.leagues.models import Fixture, League, Season
 from cardclub.notifications.models import Kind, Notification
 from cardclub.ratings.models import Rating
 from games.models import Clock, Match
+from tests.servers import spawn
 from tests.web.table_helpers import variant
 from tests.web.test_background import DATABASE, _worker_environment
 
@@ -55,7 +56,7 @@ def worker(settings, tmp_path):
     """``manage.py db_worker`` on the test database, its console mail captured in a file."""
     settings.TASKS = DATABASE
     out = (tmp_path / "worker.out").open("w+")
-    process = subprocess.Popen(
+    process = spawn(
         [sys.executable, str(MANAGE), "db_worker", "--interval", "0.1", "--no-reload"]
         + ["--no-startup-delay", "--verbosity", "0"],
         env={**_worker_environment(), "EMAIL_HOST": ""},  # the console mail backend

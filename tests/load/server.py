@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.servers import spawn
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS = 4
 
@@ -47,7 +49,7 @@ class Server:
 
     def __enter__(self) -> Server:
         self.log = open(self.log_path, "wb")  # noqa: SIM115  (closed in __exit__)
-        self.process = subprocess.Popen(
+        self.process = spawn(
             self.command,
             cwd=ROOT,
             env=self.env,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from datetime import timedelta
@@ -24,6 +23,7 @@ from django_tasks_db.models import DBTaskResult
 from games import bot_moves, tasks, turns, writes
 from games.models import Match, MoveRecord
 from tests.conftest import STOP_SIGNALS, signal_handlers_kept
+from tests.servers import spawn
 
 from .table_helpers import post_move, run_bots, start_match, variant
 
@@ -322,7 +322,7 @@ def test_a_real_worker_process_plays_every_bot_move_after_a_pause(alice, setting
     settings.TASKS = DATABASE
     settings.BOT_MOVE_PAUSE = 0.1
     manage = Path(__file__).resolve().parents[2] / "manage.py"
-    worker = subprocess.Popen(
+    worker = spawn(
         [sys.executable, str(manage), "db_worker", "--interval", "0.05", "--no-reload"]
         + ["--no-startup-delay", "--verbosity", "0"],
         env=_worker_environment(),
@@ -402,6 +402,9 @@ def test_club_mail_is_sent_by_the_worker(settings):
 
 
 def test_after_the_worker_and_scheduler_tests_ctrl_c_and_sigterm_stop_the_run():
-    """Last in the file, after its in-process worker and scheduler: the handlers are Python's."""
+    """Last in the file, after its in-process worker and scheduler: Ctrl-C's handler is
+    Python's, SIGTERM's the suite's own, which stops the run as Ctrl-C does (tests/conftest.py)."""
+    from tests.conftest import stop_like_ctrl_c
+
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) is stop_like_ctrl_c

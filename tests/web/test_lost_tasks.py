@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import signal
 import socket
-import subprocess
 import sys
 import time
 from datetime import timedelta
@@ -19,6 +18,7 @@ from django_tasks_db.models import DBTaskResult
 from cardclub.accounts.queue import LOST, requeue_lost_tasks
 from cardclub.accounts.tasks import send_email
 from games.tasks import finish_stuck_bot_turns
+from tests.servers import spawn
 
 from .test_background import DATABASE, _worker_environment
 
@@ -56,7 +56,7 @@ def test_a_task_left_running_by_a_killed_worker_is_marked_and_queued_again(setti
     env["EMAIL_USE_TLS"] = "0"
     manage = Path(__file__).resolve().parents[2] / "manage.py"
     result = send_email.enqueue("Hola", "Una prueba", ["alice@example.com"])
-    worker = subprocess.Popen(
+    worker = spawn(
         [sys.executable, str(manage), "db_worker", "--interval", "0.05", "--no-reload"]
         + ["--no-startup-delay", "--verbosity", "0"],
         env=env,
