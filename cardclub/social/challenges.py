@@ -16,8 +16,8 @@ from django.utils.translation import ngettext
 from cardclub.accounts.models import Preferences
 from cardclub.notifications.models import Kind
 from cardclub.notifications.services import notify
-from games import actions, push
-from games.actions import ActionError, retried
+from games import push, writes
+from games.locking import ActionError, retried
 
 from .models import Challenge
 
@@ -139,7 +139,7 @@ def accept(pk: int, user) -> Challenge:
     _still_open(challenge, now)
     if not challenge.variant.active:
         raise ActionError(_("These house rules are no longer offered."))
-    challenge.match = actions.start_seated(
+    challenge.match = writes.start_seated(
         challenge.challenger,
         challenge.variant,
         [challenge.challenger, challenge.challenged, *challenge.fillers],

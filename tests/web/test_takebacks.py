@@ -12,7 +12,7 @@ from django.db import connection
 from django.urls import reverse
 
 from cardclub.social.models import Takeback
-from games import actions
+from games import writes
 from games.models import Clock, MoveRecord, RuleVariant
 
 from .table_helpers import engine_state, start_match, variant
@@ -33,7 +33,7 @@ def first_move(match, users):
         for m in match.engine.legal_moves(state, seat)
         if match.engine.reveals_nothing(state, seat, m)
     )
-    actions.play_move(match.pk, users[seat], move.code, match.version)
+    writes.play_move(match.pk, users[seat], move.code, match.version)
     match.refresh_from_db()
     return users[seat], users[1 - seat]
 
@@ -130,7 +130,7 @@ def test_a_move_that_showed_a_new_card_cannot_be_taken_back(alice, client_for):
             break
         move = engine.legal_moves(state, 0)[-1]
         revealing = not engine.reveals_nothing(state, 0, move)
-        actions.play_move(match.pk, alice, move.code, match.version)
+        writes.play_move(match.pk, alice, move.code, match.version)
         match.refresh_from_db()
         if revealing:
             break
