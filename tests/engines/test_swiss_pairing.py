@@ -275,25 +275,61 @@ def test_random_seasons_never_repeat_a_pair_while_avoidable_and_give_one_bye_at_
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(count=st.integers(4, 16), seed=st.integers(0, 10_000))
-def test_first_seats_stay_within_the_dutch_systems_colour_limits(count, seed):
-    # FIDE's absolute colour rule: over the games played (a forfeit is no game) nobody has two
-    # first seats more than second seats, or the other way, nor the same seat three rounds in
-    # a row; only the leaders of the last round may go past it. A difference of two does
-    # happen when two members who both need the second seat must meet; "within one" is what
-    # the rule prefers, not what it promises.
+def test_first_seats_stay_within_one_unless_the_pair_itself_forbids_it(count, seed):
+    """The issue asks for first seats "balanced within one". What a pairing can promise is
+    within one wherever the pair it has made allows it, and that is what is checked here: a
+    member's first seats minus second seats (over games played; a bye or a forfeit is no
+    game, as FIDE counts colours) goes past one only in a round where their opponent was owed
+    the same seat (FIDE's colour preference, C.04.3 A.6: away from the side they lean to,
+    or away from the seat they had twice running), so one of the two had to be let down
+    whichever way the seats were given.
+
+    The pairs themselves are the Dutch system's, and it is kept rather than a pairing that
+    picks opponents for their seats: FIDE ranks meeting a member on the same points, and the
+    float rules, above colours (C.04.3 criteria C.6-C.11 before C.12-C.13), and allows a
+    difference of two as its absolute limit (C.04.1 f, C.04.3 C.3); a difference of three,
+    or the same seat three rounds running, is never allowed but to the last round's leaders.
+    Breaking a score group to spare one member a second first seat in a row would make
+    worse games for a club that asked for a Swiss."""
     rounds = max(1, min(5, count // 2 - 1))
     entrants, history = play_season(count, rounds, seed)
+    leaders = last_round_leaders(entrants)
+    for number, pairs in enumerate(history):
+        if pairs is None:
+            break
+        for first, second in pairs:
+            if second is None:
+                continue
+            a, b = entrants[first], entrants[second]
+            if a.games[number].result not in ("win", "draw", "loss"):
+                continue  # a forfeit is no game: it moves nobody's seats
+            owed = {m.seed: owed_seat(m.games[:number]) for m in (a, b)}
+            for member, other in ((a, b), (b, a)):
+                if abs(swiss.seat_difference(member.games[: number + 1])) > 1:
+                    assert owed[member.seed] == owed[other.seed] is not None, (number, a, b)
     for entrant in entrants.values():
-        if entrant.seed in last_round_leaders(entrants):
+        if entrant.seed in leaders:
             continue
         seats = [g.first for g in played_games(entrant)]
-        assert abs(2 * sum(seats) - len(seats)) <= 2, entrant
+        assert abs(swiss.seat_difference(entrant.games)) <= 2, entrant
         assert all(len(set(seats[i : i + 3])) > 1 for i in range(len(seats) - 2)), entrant
-    balanced = sum(
-        abs(2 * sum(g.first for g in played_games(e)) - len(played_games(e))) <= 1
-        for e in entrants.values()
-    )
-    assert balanced >= len(entrants) // 2  # most members end within one
+
+
+def owed_seat(games) -> bool | None:
+    """The seat FIDE's colour preference asks for next (True: the first), None before any
+    game: the side away from the lean past one, else away from a seat had twice running,
+    else away from the lean, else the other seat from the last game."""
+    seats = [
+        g.first
+        for g in games
+        if g is not None and g.opponent is not None and g.result in ("win", "draw", "loss")
+    ]
+    if not seats:
+        return None
+    lean = swiss.seat_difference(games)
+    if abs(lean) > 1 or (len(seats) < 2 or seats[-1] != seats[-2]) and lean:
+        return lean < 0
+    return not seats[-1]
 
 
 def played_games(entrant) -> list:
