@@ -1,5 +1,6 @@
-// The live table and the lobby's live list (issues 19 and 28). No inline script anywhere: the
-// pages carry data-* attributes and this file listens for htmx's events.
+// The live table, the lobby's live list (issues 19 and 28) and a cup's bracket (issue 32). No
+// inline script anywhere: the pages carry data-* attributes and this file listens for htmx's
+// events.
 //
 // The push stream (an EventSource opened here from the never-swapped [data-live] wrapper's
 // data-stream-url) only says "version N is committed". This file then fetches the table with
@@ -426,7 +427,9 @@
   document.addEventListener("htmx:configRequest", function (event) {
     var elt = event.detail.elt;
     if (!elt || !elt.closest) return;
-    if (elt.id === "table" || elt.id === "mine") event.detail.timeout = FETCH_TIMEOUT_MS;
+    if (elt.id === "table" || elt.id === "mine" || elt.id === "bracket") {
+      event.detail.timeout = FETCH_TIMEOUT_MS;
+    }
     else if (elt.closest("#table")) event.detail.timeout = MOVE_TIMEOUT_MS;
   });
 
@@ -575,8 +578,44 @@
     showCount();
   }
 
+  // A running cup's bracket on its season page (cardclub/leagues/live.py): the stream names the
+  // bracket's stamp; one the bracket does not show is fetched. With no stream, a poll every
+  // data-poll-ms. A bracket fetched after the final has no hx-get: nothing more to ask for.
+  function initBracket(wrap) {
+    var inFlight = false;
+    var bracket = function () { return document.getElementById("bracket"); };
+    var link = Link(wrap, {
+      events: ["bracket"],
+      onEvent: function (name, data) {
+        var b = bracket();
+        if (b && b.dataset.version !== data) update();
+      },
+      fetch: function () { update(); },
+      pollMs: function () { return Number(wrap.dataset.pollMs) || 5 * POLL_MS; },
+    });
+    function update() {
+      var b = bracket();
+      if (!b || !b.hasAttribute("hx-get") || inFlight || !link.mayFetch()) return;
+      inFlight = true;
+      htmx.trigger(b, "cardclub:update");
+    }
+    document.addEventListener("htmx:afterRequest", function (event) {
+      if (!event.detail.elt || event.detail.elt.id !== "bracket") return;
+      inFlight = false;
+      link.done(event.detail.successful, event.detail.xhr);
+    });
+    document.addEventListener("htmx:afterSettle", function (event) {
+      if (event.detail.target && event.detail.target.id === "bracket" && inFlight) {
+        inFlight = false;
+        link.done(true);
+      }
+    });
+  }
+
   var wrap = document.querySelector('[data-live="table"]');
   if (wrap) initTable(wrap);
   var mine = document.querySelector('[data-live="mine"]');
   if (mine) initMine(mine);
+  var cup = document.querySelector('[data-live="bracket"]');
+  if (cup) initBracket(cup);
 })();
