@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -58,16 +57,10 @@ def play_round(season, number: int, rng: random.Random) -> None:
     season.save(update_fields=["results_version"])
 
 
-def page_cpu_ms(client, url: str, before_each=lambda: None, repeat: int = 15) -> float:
-    """The page's median CPU time in this process (the database is SQLite, in this process
-    too): what it costs on an idle core, whatever the queue for one on a busy machine."""
-    timings = []
-    for _ in range(repeat):
-        before_each()
-        started = time.process_time()
-        client.get(url)
-        timings.append((time.process_time() - started) * 1000)
-    return statistics.median(timings)
+def page_cpu_ms(client, url: str, before_each=lambda: None) -> float:
+    """The page's median CPU time in this process (SQLite is in this process too): what it
+    costs on an idle core, whatever the queue for one on a busy machine."""
+    return measure_page(client, url, before_each, clock=time.process_time)[0]
 
 
 def main() -> int:
