@@ -169,7 +169,9 @@ def _answer(request, pk, answer):
     if challenge.status == Challenge.Status.ACCEPTED:
         messages.success(request, _("Challenge accepted: here is your table."))
         return redirect(challenge.match)
-    if challenge.status == Challenge.Status.DECLINED:
+    if challenge.status == Challenge.Status.OPEN:
+        messages.success(request, _("You said yes: waiting for the others."))
+    elif challenge.status == Challenge.Status.DECLINED:
         messages.info(request, _("You declined the challenge."))
     else:
         messages.info(request, _("You withdrew your challenge."))

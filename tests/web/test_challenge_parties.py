@@ -81,7 +81,7 @@ def test_a_challenge_names_a_third_member_and_starts_when_both_have_said_yes(
     # Bob's yes alone starts nothing; his lobby says he waits, Charlie's that Bob said yes.
     response = _accept(bob_client, lead)
     assert not Match.objects.exists()
-    assert response.status_code == 302
+    assert "Has dicho que sí: esperando a los demás." in _followed(bob_client, response)
     bob_lobby = bob_client.get(reverse("games:lobby")).content.decode()
     assert "Has dicho que sí: esperando a los demás." in bob_lobby
     assert reverse("social:challenge_accept", args=[lead.pk]) not in bob_lobby
