@@ -190,3 +190,35 @@ def test_two_members_pressing_play_again_at_the_same_instant_start_exactly_one_m
     assert Rematch.objects.get(match=old).new_match_id == new.pk
     # The second one in started it; the first, told to wait, finds the link on the old page.
     assert new.get_absolute_url() in [r["Location"] for r in responses]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_two_members_saying_yes_to_one_offer_at_the_same_instant_start_one_match(
+    alice, bob, charlie, client_for
+):
+    old = _finished("scout", [alice, bob, charlie])
+    assert old.status == Match.Status.FINISHED
+    _again(client_for(alice), old)
+    offer = Rematch.objects.get(match=old).offer
+    barrier = threading.Barrier(2)
+    responses = []
+
+    def say_yes(member):
+        client = client_for(member)
+        barrier.wait()
+        try:
+            responses.append(_again(client, old, offer))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=say_yes, args=(member,)) for member in (bob, charlie)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert [r.status_code for r in responses] == [302, 302]
+    assert Match.objects.exclude(pk=old.pk).count() == 1
+    rematch = Rematch.objects.get(match=old)
+    assert rematch.status == Rematch.Status.STARTED
+    assert sorted(rematch.accepted) == sorted([alice.pk, bob.pk, charlie.pk])
