@@ -5,12 +5,9 @@ holds for each of them."""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from django_tasks import default_task_backend
@@ -20,6 +17,7 @@ from cardclub.notifications.models import Kind, Notification
 from cardclub.social.models import Challenge
 from games.models import Match, RuleVariant, Seat
 
+from .simultaneous import at_once
 from .table_helpers import variant
 from .test_notifications import DUMMY
 
@@ -259,31 +257,14 @@ def test_the_form_speaks_english_too(alice, bob, english_client_for):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_last_two_members_saying_yes_at_the_same_instant_start_one_match(
-    alice, bob, charlie, dora
+    alice, bob, charlie, dora, client_for
 ):
     """Real simultaneous requests: two threads, each its own connection, released together."""
-    client = Client()
-    client.force_login(alice, backend="django.contrib.auth.backends.ModelBackend")
-    _party(client, seat_3="member", member_3="dora")
+    _party(client_for(alice), seat_3="member", member_3="dora")
     rows = {row.challenged_id: row for row in Challenge.objects.all()}
     Challenge.objects.filter(challenged=bob).update(agreed_at=timezone.now())
-    barrier = threading.Barrier(2)
-    codes = []
-
-    def say_yes(member):
-        own = Client()
-        own.force_login(member, backend="django.contrib.auth.backends.ModelBackend")
-        barrier.wait()
-        try:
-            codes.append(_accept(own, rows[member.pk]).status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=say_yes, args=(m,)) for m in (charlie, dora)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    responses = at_once(client_for, [charlie, dora], lambda client, m: _accept(client, rows[m.pk]))
+    codes = [r.status_code for r in responses]
     assert codes == [302, 302]
     assert Match.objects.count() == 1
     assert set(Challenge.objects.values_list("status", flat=True)) == {"accepted"}
