@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from games.models import Match
+from cardclub.social import challenges
+from games.models import Match, RuleVariant
 
 from .helpers import page_with_session
 
@@ -79,3 +80,33 @@ def test_a_challenge_naming_a_third_member_starts_when_both_have_said_yes(
     expect(bob_page.locator("#mine")).to_contain_text("charlie", timeout=5000)
     alice_page.goto(server.url + "/play/")
     expect(alice_page.locator("#mine")).to_contain_text("charlie")
+
+
+def test_a_no_from_the_notification_calls_off_the_party_for_everyone(
+    server, browser: Browser, alice, bob, charlie
+):
+    """Bob declines from his notification; Alice's bell rings with his answer and Charlie's
+    open lobby drops the challenge, both without a reload."""
+    scout = RuleVariant.objects.get(game="scout", slug="standard")
+    challenges.make(alice, bob, scout, 3, ["member"], [charlie])
+    alice_page, bob_page, charlie_page = (
+        page_with_session(browser, server, u) for u in (alice, bob, charlie)
+    )
+    for page in (alice_page, charlie_page):
+        page.goto(server.url + "/play/")
+        expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(
+            1, timeout=10000
+        )
+    expect(charlie_page.locator("#challenges .challenge-row")).to_contain_text("alice te reta")
+    expect(alice_page.locator("#bell .bell-count")).to_have_text("0")
+    bob_page.goto(server.url + "/play/")
+    bob_page.locator("#bell").click()
+    bob_page.locator(".notification-list li a").first.click()
+    expect(bob_page.locator("main")).to_contain_text("Asiento 3: charlie")
+    bob_page.get_by_role("button", name="Rechazar").click()
+    expect(bob_page.locator("main")).to_contain_text("bob rechazó: el reto queda anulado.")
+    expect(charlie_page.locator("#challenges")).to_have_count(0, timeout=10000)
+    expect(alice_page.locator("#bell .bell-count")).to_have_text("1", timeout=10000)
+    alice_page.locator("#bell").click()
+    expect(alice_page.locator(".notification-list")).to_contain_text("bob rechazó tu reto a Scout")
+    assert not Match.objects.exists()
