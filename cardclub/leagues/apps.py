@@ -11,10 +11,6 @@ class LeaguesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games.actions import match_finished
+        from . import receivers
 
-        from .signals import on_match_finished
-
-        # A stable dispatch_uid: ready() may run twice, and a second connection would be harmless
-        # here but wasteful.
-        match_finished.connect(on_match_finished, dispatch_uid="leagues.on_match_finished")
+        receivers.connect()

@@ -21,8 +21,8 @@ from django.utils.translation import ngettext
 from cardclub.accounts.models import Preferences
 from cardclub.notifications.models import Kind
 from cardclub.notifications.services import notify
-from games import actions, push
-from games.actions import ActionError, retried
+from games import push, writes
+from games.locking import ActionError, retried
 
 from .models import Challenge
 
@@ -184,7 +184,7 @@ def accept(pk: int, user) -> Challenge:
         return challenge
     lead = rows[0]
     others = [row.challenged for row in rows[1:]]
-    match = actions.start_seated(
+    match = writes.start_seated(
         challenge.challenger,
         challenge.variant,
         [challenge.challenger, *_seating(lead.challenged, lead.fillers, others)],

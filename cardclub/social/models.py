@@ -2,7 +2,7 @@
 a game (challenge).
 
 A rematch is one row per finished match, written only under that match's row lock
-(cardclub/social/actions.py), so members answering at the same instant are taken one after the
+(cardclub/social/rematch.py), so members answering at the same instant are taken one after the
 other and a rematch starts one new match, never two.
 """
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cardclub.http import private_no_store
 from games import registry
-from games.actions import ActionError, NoSuchMatch
+from games.locking import ActionError, NoSuchMatch
 from games.models import Match
 from games.present import describe_options
 

@@ -675,7 +675,7 @@ def populate(count: int) -> list[Table]:
     )
     from django.contrib.auth.hashers import make_password
 
-    from games import actions, registry
+    from games import registry, writes
     from games.models import RuleVariant
 
     if not settings.SESSION_ENGINE.endswith((".db", ".cached_db")):
@@ -696,8 +696,8 @@ def populate(count: int) -> list[Table]:
     for index in range(count):
         game = keys[index % len(keys)]
         first, second = users[2 * index], users[2 * index + 1]
-        match = actions.create_match(first, variants[game], 2, ["open"])
-        actions.join_match(match.pk, second)
+        match = writes.create_match(first, variants[game], 2, ["open"])
+        writes.join_match(match.pk, second)
         tables.append(Table(game, variants[game].pk, members[2 * index : 2 * index + 2], match.pk))
     return tables
 

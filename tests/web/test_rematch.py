@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cardclub.social.models import Rematch
-from games import actions
+from games import writes
 from games.models import Match, Seat
 
 from .simultaneous import at_once
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 def _finished(game, users, fillers=None):
     match = start_match(game, users, fillers=fillers)
-    actions.resign(match.pk, users[0])
+    writes.resign(match.pk, users[0])
     match.refresh_from_db()
     return match
 
@@ -73,10 +73,10 @@ def test_in_escoba_the_first_to_play_is_the_next_member_in_turn(alice, bob, clie
     old = start_match("escoba", [alice, bob])
     first = old.engine.to_move(old.engine.load(old.state))[0]
     state = old.engine.load(old.state)
-    actions.play_move(
+    writes.play_move(
         old.pk, [alice, bob][first], old.engine.legal_moves(state, first)[0].code, old.version
     )
-    actions.resign(old.pk, alice)
+    writes.resign(old.pk, alice)
     _again(client_for(alice), old)
     _again(client_for(bob), old, offer=1)
     new = Match.objects.exclude(pk=old.pk).get()
@@ -136,8 +136,8 @@ def test_garbage_and_strangers_change_nothing(alice, bob, charlie, client_for):
 
 
 def test_a_league_fixture_offers_no_rematch(alice, bob, client_for):
-    match = actions.start_match_for([alice, bob], variant("schotten_totten"))
-    actions.resign(match.pk, alice)
+    match = writes.start_match_for([alice, bob], variant("schotten_totten"))
+    writes.resign(match.pk, alice)
     page = client_for(alice).get(match.get_absolute_url()).content.decode()
     assert reverse("social:play_again", args=[match.pk]) not in page
     _again(client_for(alice), match)

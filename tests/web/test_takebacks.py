@@ -12,7 +12,7 @@ from django.db import connection
 from django.urls import reverse
 
 from cardclub.social.models import Takeback
-from games import actions
+from games import writes
 from games.models import Clock, MoveRecord, RuleVariant
 
 from .table_helpers import engine_state, start_match, variant
@@ -33,7 +33,7 @@ def first_move(match, users):
         for m in match.engine.legal_moves(state, seat)
         if match.engine.reveals_nothing(state, seat, m)
     )
-    actions.play_move(match.pk, users[seat], move.code, match.version)
+    writes.play_move(match.pk, users[seat], move.code, match.version)
     match.refresh_from_db()
     return users[seat], users[1 - seat]
 
@@ -130,7 +130,7 @@ def test_a_move_that_showed_a_new_card_cannot_be_taken_back(alice, client_for):
             break
         move = engine.legal_moves(state, 0)[-1]
         revealing = not engine.reveals_nothing(state, 0, move)
-        actions.play_move(match.pk, alice, move.code, match.version)
+        writes.play_move(match.pk, alice, move.code, match.version)
         match.refresh_from_db()
         if revealing:
             break
@@ -191,7 +191,7 @@ def test_a_league_fixtures_match_never_allows_a_takeback_even_under_house_rules_
     alice, bob, client_for
 ):
     allow()  # unrated house rules with takebacks on: still none for a league fixture
-    match = actions.start_match_for([alice, bob], variant("escoba"))
+    match = writes.start_match_for([alice, bob], variant("escoba"))
     assert match.for_fixture and not match.takebacks
     mover, _other = first_move(match, [alice, bob])
     client = client_for(mover)

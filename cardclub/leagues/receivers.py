@@ -1,6 +1,9 @@
-"""A fixture's match that finishes writes the fixture's result, in the same transaction."""
+"""What the leagues hear: a fixture's match that finishes writes the fixture's result, in the
+same transaction. Wired by :func:`connect`, which ``LeaguesConfig.ready()`` calls."""
 
 from __future__ import annotations
+
+from games.signals import match_finished
 
 from .models import Fixture
 
@@ -18,3 +21,9 @@ def on_match_finished(sender, match, seats, **kwargs) -> None:
     if fixture is None:
         return
     fixture.record_match_result(seats)
+
+
+def connect() -> None:
+    # A stable dispatch_uid: ready() may run twice, and a second connection would be harmless
+    # here but wasteful.
+    match_finished.connect(on_match_finished, dispatch_uid="leagues.on_match_finished")
