@@ -58,7 +58,9 @@ def test_a_challenge_naming_a_third_member_starts_when_both_have_said_yes(
         expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(
             1, timeout=10000
         )
+    alice_page.set_viewport_size({"width": 390, "height": 800})
     alice_page.goto(server.url + "/social/challenge/bob/?game=scout&players=3")
+    assert alice_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     alice_page.get_by_label("Asiento 3:", exact=True).select_option("member")
     alice_page.get_by_label("Miembro en el asiento 3").fill("charlie")
     alice_page.get_by_role("button", name="Enviar el reto").click()
