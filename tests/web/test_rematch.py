@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -14,6 +12,7 @@ from cardclub.social.models import Rematch
 from games import writes
 from games.models import Match, Seat
 
+from .simultaneous import at_once
 from .table_helpers import start_match, variant
 
 pytestmark = pytest.mark.django_db
@@ -167,22 +166,8 @@ def test_two_members_pressing_play_again_at_the_same_instant_start_exactly_one_m
     alice, bob, client_for
 ):
     old = _finished("schotten_totten", [alice, bob])
-    barrier = threading.Barrier(2)
-    responses = []
-
-    def press(member):
-        client = client_for(member)
-        barrier.wait()
-        try:
-            responses.append(client.post(reverse("social:play_again", args=[old.pk])))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=press, args=(member,)) for member in (alice, bob)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    url = reverse("social:play_again", args=[old.pk])
+    responses = at_once(client_for, [alice, bob], lambda client, _member: client.post(url))
 
     assert [r.status_code for r in responses] == [302, 302]
     assert Match.objects.count() == 2
@@ -190,3 +175,20 @@ def test_two_members_pressing_play_again_at_the_same_instant_start_exactly_one_m
     assert Rematch.objects.get(match=old).new_match_id == new.pk
     # The second one in started it; the first, told to wait, finds the link on the old page.
     assert new.get_absolute_url() in [r["Location"] for r in responses]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_two_members_saying_yes_to_one_offer_at_the_same_instant_start_one_match(
+    alice, bob, charlie, client_for
+):
+    old = _finished("scout", [alice, bob, charlie])
+    assert old.status == Match.Status.FINISHED
+    _again(client_for(alice), old)
+    offer = Rematch.objects.get(match=old).offer
+    responses = at_once(client_for, [bob, charlie], lambda client, _m: _again(client, old, offer))
+
+    assert [r.status_code for r in responses] == [302, 302]
+    assert Match.objects.exclude(pk=old.pk).count() == 1
+    rematch = Rematch.objects.get(match=old)
+    assert rematch.status == Rematch.Status.STARTED
+    assert sorted(rematch.accepted) == sorted([alice.pk, bob.pk, charlie.pk])
