@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from http.cookies import SimpleCookie
 from importlib import import_module
 from types import SimpleNamespace
@@ -49,6 +50,7 @@ from django.views.decorators.http import require_GET
 
 from games import push
 from games.models import Match, Seat
+from games.signals import match_page_open
 
 HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
@@ -163,7 +165,8 @@ class LiveStreams:
                 await _plain(send, 404)
                 return
             await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-            writer = asyncio.ensure_future(_write(send, sub, push.sse_head(first)))
+            beat = _page_open(match_id, user_id) if name == "live" else None
+            writer = asyncio.ensure_future(_write(send, sub, push.sse_head(first), beat))
             listener = asyncio.ensure_future(_until_disconnect(receive))
             try:
                 await asyncio.wait({writer, listener}, return_when=asyncio.FIRST_COMPLETED)
@@ -280,7 +283,25 @@ async def _plain(send, status: int, text: str = "", retry_after: int | None = No
     await send({"type": "http.response.body", "body": text.encode()})
 
 
-async def _write(send, sub: push.Subscription, first: str) -> None:
+def _page_open(match_id: int, user_id: int):
+    """What a table's stream says on a keep-alive, at most every ``WATCH_WRITE_EVERY``
+    seconds: the page is still open (``games.signals.match_page_open``; who is at the table).
+    Whatever a receiver meets (the database away) never ends the stream."""
+    every = settings.WATCH_WRITE_EVERY
+    last = [time.monotonic()]
+
+    async def beat() -> None:
+        now = time.monotonic()
+        if now - last[0] < every:
+            return
+        last[0] = now
+        with contextlib.suppress(Exception):
+            await match_page_open.asend(sender=Match, match_id=match_id, user_id=user_id)
+
+    return beat
+
+
+async def _write(send, sub: push.Subscription, first: str, beat=None) -> None:
     keepalive = settings.PUSH_KEEPALIVE_SECONDS
     await send({"type": "http.response.body", "body": first.encode(), "more_body": True})
     while True:
@@ -290,6 +311,8 @@ async def _write(send, sub: push.Subscription, first: str) -> None:
             # The listener lost the broker: end the response, so the page knows and polls.
             await send({"type": "http.response.body", "body": b""})
             return
+        if pending is None and beat is not None:
+            await beat()
         chunk = push.sse_events(pending)
         await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
 

@@ -47,6 +47,9 @@ class Rematch(Offer):
         STARTED = "started", _("Started")
         DECLINED = "declined", _("Declined")
         WITHDRAWN = "withdrawn", _("Withdrawn")
+        # A seated member left the table ("Leave the table", or their page of the match closed
+        # for longer than WATCHING_WITHIN): no rematch of this match any more.
+        LEFT = "left", _("Left the table")
 
     match = models.OneToOneField(
         "games.Match",
@@ -226,8 +229,10 @@ class Challenge(Offer):
 
 
 class Watcher(models.Model):
-    """A member who had a match's page open without a seat at it, and when they last fetched
-    it (written at most every ``WATCH_WRITE_EVERY`` seconds per member and match)."""
+    """A member who had a match's page open, and when it was last seen open (written at most
+    every ``WATCH_WRITE_EVERY`` seconds per member and match): a spectator of a match being
+    played (the lists count only members without a seat), or a seated member still at the
+    table of a finished one (a rematch asks whether they left: cardclub/social/rematch.py)."""
 
     match = models.ForeignKey(
         "games.Match", on_delete=models.CASCADE, related_name="+", verbose_name=_("match")
@@ -250,6 +255,15 @@ class Watcher(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} watching {self.match_id}"
+
+    @classmethod
+    def saw(cls, match_id: int, user_id: int, now=None) -> None:
+        """The member has the match's page open now (or just acted at it)."""
+        now = now or timezone.now()
+        if not cls.objects.filter(match_id=match_id, user_id=user_id).update(seen_at=now):
+            cls.objects.bulk_create(
+                [cls(match_id=match_id, user_id=user_id, seen_at=now)], ignore_conflicts=True
+            )
 
     @classmethod
     def recent(cls, now=None):

@@ -52,6 +52,9 @@ def play_again(request, pk):
     if rematch.status == Rematch.Status.STARTED:
         messages.success(request, _("The rematch has started."))
         return redirect(rematch.new_match)
+    if rematch.status == Rematch.Status.LEFT:
+        messages.error(request, rematches.left_message(rematch))
+        return redirect("games:match", pk=pk)
     messages.success(request, _("You said yes to a rematch. The others are asked."))
     return redirect("games:match", pk=pk)
 
@@ -71,6 +74,21 @@ def rematch_no(request, pk):
         else:
             messages.info(request, _("You declined the rematch."))
     return redirect("games:match", pk=pk)
+
+
+@require_POST
+def rematch_leave(request, pk):
+    """ "Leave the table" at a finished match: no rematch with this member, and off to the
+    lobby, as at Board Game Arena."""
+    try:
+        rematches.leave(pk, request.user)
+    except NoSuchMatch:
+        raise Http404(_("There is no match with that number.")) from None
+    except ActionError as error:
+        messages.error(request, str(error))
+        return redirect("games:match", pk=pk)
+    messages.success(request, _("You have left the table."))
+    return redirect("games:lobby")
 
 
 # --- Challenges --------------------------------------------------------------------------------
