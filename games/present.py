@@ -120,6 +120,7 @@ class PublicMatch:
     # one that ended the match (then no rematch can have been offered yet: no query).
     offers_rematch: bool = False
     ended_just_now: bool = False
+    finished_at: datetime | None = None
 
     @classmethod
     def of(cls, match: Match, seats: tuple[PublicSeat, ...]) -> PublicMatch:
@@ -142,6 +143,7 @@ class PublicMatch:
             takebacks=match.takebacks,
             offers_rematch=match.offers_rematch(),
             ended_just_now=match.ended_just_now,
+            finished_at=match.finished_at,
         )
 
     @property

@@ -601,10 +601,6 @@ class Hub:
     def _all(self) -> set[Subscription]:
         return {sub for subs in self.streams.values() for sub in subs}
 
-    @property
-    def connections(self) -> int:
-        return len(self._all())
-
     def end_all(self) -> None:
         for sub in self._all():
             sub.end()

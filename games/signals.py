@@ -13,9 +13,15 @@ listen, so their writes commit or roll back together with the final move.
 the time-out ends the match, ``match_finished`` was sent too, inside that
 transaction, so ratings and league standings follow as for any other result.
 
-``match_viewed``: sent when a logged-in member without a seat is drawn a match's table (its
-page, or the fragment its updates fetch), with ``sender=Match``, ``match`` and ``user``: who is
-watching (cardclub/social).
+``match_viewed``: sent when a logged-in member is drawn a match's table (its page, or the
+fragment its updates fetch) without a seat at it, or with one at a finished match, with
+``sender=Match``, ``match`` and ``user``: who is watching, and who is still at a finished
+table (cardclub/social).
+
+``match_page_open``: sent while a member's page of a match stays open with nothing new to draw
+(its poll answered 204 at a finished match, its push stream's keep-alive at any: ``games.streams`` sends it with
+``asend``, at most every ``WATCH_WRITE_EVERY`` seconds a stream), with ``sender=Match``,
+``match_id`` and ``user_id``. Receivers keep a page they already heard of seen, cheaply.
 """
 
 from __future__ import annotations
@@ -25,3 +31,4 @@ from django.dispatch import Signal
 match_finished = Signal()
 match_timed_out = Signal()
 match_viewed = Signal()
+match_page_open = Signal()

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from http.cookies import SimpleCookie
 from importlib import import_module
 from types import SimpleNamespace
@@ -49,6 +50,7 @@ from django.views.decorators.http import require_GET
 
 from games import push
 from games.models import Match, Seat
+from games.signals import match_page_open
 
 HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
@@ -61,6 +63,16 @@ HEADERS = [
 LISTENER_WAIT = 1.0
 # Seconds a page is told to wait before asking again for a stream it was refused.
 RETRY_AFTER = 2
+
+# Streams of other apps' pages (e.g. a cup's bracket), by "namespace:url_name" of a URL with a
+# ``pk``: ``keys(pk)`` the keys the stream listens to (the member's own news comes too) and
+# ``first(pk, user_id)`` a coroutine giving its first events (``None``: a 404). Registered by
+# the app (its ``ready``), so this module imports nothing of theirs.
+PAGE_STREAMS: dict[str, tuple] = {}
+
+
+def register_page_stream(name: str, keys, first) -> None:
+    PAGE_STREAMS[name] = (keys, first)
 
 
 def can_stream(request) -> bool:
@@ -138,6 +150,8 @@ class LiveStreams:
         # Subscribe before reading the current state: a commit in between is heard, not lost.
         if name == "live":
             keys = (f"m:{match_id}", push.table_key(match_id), push.member_key(user_id))
+        elif name in PAGE_STREAMS:
+            keys = (*PAGE_STREAMS[name][0](match_id), push.member_key(user_id))
         else:
             keys = (f"u:{user_id}", push.member_key(user_id))
         sub = hub.subscribe(*keys, member=user_id)
@@ -151,7 +165,8 @@ class LiveStreams:
                 await _plain(send, 404)
                 return
             await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-            writer = asyncio.ensure_future(_write(send, sub, push.sse_head(first)))
+            beat = _page_open(match_id, user_id) if name == "live" else None
+            writer = asyncio.ensure_future(_write(send, sub, push.sse_head(first), beat))
             listener = asyncio.ensure_future(_until_disconnect(receive))
             try:
                 await asyncio.wait({writer, listener}, return_when=asyncio.FIRST_COMPLETED)
@@ -167,6 +182,9 @@ class LiveStreams:
 
 async def _first_events(name: str, match_id, user_id: int, reconnect: bool) -> dict | None:
     """What a new stream starts with (``None``: no such match)."""
+    if name in PAGE_STREAMS:
+        first = await PAGE_STREAMS[name][1](match_id, user_id)
+        return None if first is None else {**first, **({"bell": 0} if reconnect else {})}
     if name == "live":
         row = (
             await Match.objects.filter(pk=match_id)
@@ -216,6 +234,9 @@ def _stream_target(scope) -> tuple[str, int | None] | None:
         found = resolve(path)
     except Resolver404:
         return None
+    page = f"{found.namespace}:{found.url_name}"
+    if page in PAGE_STREAMS:
+        return page, int(found.kwargs["pk"])
     if found.namespace != "games" or found.url_name not in ("live", "my_matches_live"):
         return None
     if found.url_name == "live":
@@ -262,7 +283,25 @@ async def _plain(send, status: int, text: str = "", retry_after: int | None = No
     await send({"type": "http.response.body", "body": text.encode()})
 
 
-async def _write(send, sub: push.Subscription, first: str) -> None:
+def _page_open(match_id: int, user_id: int):
+    """What a table's stream says on a keep-alive, at most every ``WATCH_WRITE_EVERY``
+    seconds: the page is still open (``games.signals.match_page_open``; who is at the table).
+    Whatever a receiver meets (the database away) never ends the stream."""
+    every = settings.WATCH_WRITE_EVERY
+    last = [time.monotonic()]
+
+    async def beat() -> None:
+        now = time.monotonic()
+        if now - last[0] < every:
+            return
+        last[0] = now
+        with contextlib.suppress(Exception):
+            await match_page_open.asend(sender=Match, match_id=match_id, user_id=user_id)
+
+    return beat
+
+
+async def _write(send, sub: push.Subscription, first: str, beat=None) -> None:
     keepalive = settings.PUSH_KEEPALIVE_SECONDS
     await send({"type": "http.response.body", "body": first.encode(), "more_body": True})
     while True:
@@ -272,6 +311,8 @@ async def _write(send, sub: push.Subscription, first: str) -> None:
             # The listener lost the broker: end the response, so the page knows and polls.
             await send({"type": "http.response.body", "body": b""})
             return
+        if pending is None and beat is not None:
+            await beat()
         chunk = push.sse_events(pending)
         await send({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
 

@@ -26,7 +26,7 @@ from games.locking import ActionError, NoSuchMatch
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
 from games.present import describe_options, public_facts, table_context
-from games.signals import match_viewed
+from games.signals import match_page_open, match_viewed
 from games.streams import can_stream, mine_stamp
 
 
@@ -293,7 +293,13 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
     """
     context = table_context(match, request.user, state=state, error=error)
     context["controls_changed"] = shown_status != match.status
-    if context["my_seat"] is None and request.user.is_authenticated:
+    # Who has the page open: spectators, and the seated members of a finished match (is
+    # anyone still at the table for a rematch?). Not the member whose move just ended it: that
+    # response stays within its queries, and their page's keep-alives say it soon enough.
+    if request.user.is_authenticated and (
+        context["my_seat"] is None
+        or (match.status == Match.Status.FINISHED and not match.ended_just_now)
+    ):
         match_viewed.send(sender=Match, match=match, user=request.user)
     if request.htmx:
         # The fragment is the table and the seats; the house rules are only on the full page.
@@ -354,6 +360,11 @@ def poll(request, pk):
         timeouts.time_out(pk)
         row = Match.objects.filter(pk=pk).values_list(*fields).first()
     if row[0] == version:
+        # The page of a finished match is still open, though nothing changed (is its member
+        # still at the table for a rematch?): kept at most every WATCH_WRITE_EVERY seconds (the
+        # receiver's cache key). Not while playing: a poll then stays at its four queries.
+        if row[1] == Match.Status.FINISHED:
+            match_page_open.send(sender=Match, match_id=pk, user_id=request.user.pk)
         return HttpResponse(status=204)
     match = access.match_to_show(pk, request.user, key=(pk, row[0], row[3]))
     return _render_table(request, match, shown_status=request.GET.get("s"))

@@ -11,6 +11,10 @@ class LeaguesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import receivers
+        from games.streams import register_page_stream
+
+        from . import live, receivers
 
         receivers.connect()
+        # A cup's bracket reaches its open season pages through the push streams.
+        register_page_stream("leagues:season_live", live.keys, live.first_events)

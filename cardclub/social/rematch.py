@@ -1,4 +1,4 @@
-"""A rematch's writes: offer "Play again", accept, decline or withdraw, and the start.
+"""A rematch's writes: offer "Play again", accept, decline or withdraw, leave, and the start.
 
 Every write locks the finished match's row first (``games.locking.locked``), then reads the
 rematch: two members pressing "Play again" at the same instant are taken one after the other,
@@ -7,10 +7,19 @@ the first makes the offer, the second's yes starts the one new match.
 The new match keeps the old one's house rules (the options and clock it was played with), seats
 the same members and the same bots, and rotates the seats by one so that the first to play is
 the next in turn (see :func:`_seating` and :func:`_seed_for_first`).
+
+A member who leaves the table ends the rematch for good ("left"): by "Leave the table", or by
+going away, which is found out lazily, when the offer is made, answered or drawn (no periodic
+task): a seated member whose page of the match has not been seen open (``Watcher.seen_at``,
+kept by the page's draws, its polls and its stream's keep-alives) for ``WATCHING_WITHIN``
+seconds, and not since the match ended that long ago, has gone (:func:`gone_member`).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -18,7 +27,7 @@ from games import locking, writes
 from games.locking import ActionError, retried
 from games.models import Match, new_seed
 
-from .models import Rematch
+from .models import Rematch, Watcher
 
 # How many seeds are tried for a game whose first player is drawn by lot (Escoba's dealer).
 SEED_TRIES = 64
@@ -58,6 +67,38 @@ def _seed_for_first(match: Match) -> int:
             return seed
         seed = new_seed()
     return seed
+
+
+def gone_member(match, seats, present=(), now=None) -> int | None:
+    """The first seated member (by seat) who has gone away from the finished ``match``: their
+    page of it unseen for ``WATCHING_WITHIN`` seconds, as long as it ended that long ago (a
+    member who never drew the page since is not taken for gone sooner). ``present``: ids of
+    members known to be here (the one asking). ``match`` may be a Match or its public facts;
+    no query at all while the match ended within the window."""
+    now = now or timezone.now()
+    since = now - timedelta(seconds=settings.WATCHING_WITHIN)
+    if match.finished_at is None or match.finished_at >= since:
+        return None
+    members = [pk for pk in members_of(sorted(seats, key=lambda s: s.index)) if pk not in present]
+    if not members:
+        return None
+    seen = set(
+        Watcher.objects.filter(
+            match_id=match.pk, user_id__in=members, seen_at__gte=since
+        ).values_list("user_id", flat=True)
+    )
+    return next((pk for pk in members if pk not in seen), None)
+
+
+def _left(rematch: Rematch, user_id: int) -> None:
+    rematch.status = Rematch.Status.LEFT
+    rematch.ended_by_id = user_id
+
+
+def left_message(rematch: Rematch) -> str:
+    return _("%(name)s left the table: there is no rematch.") % {
+        "name": rematch.ended_by.get_username() if rematch.ended_by_id else "?"
+    }
 
 
 def _touch(match: Match) -> None:
@@ -105,6 +146,8 @@ def play_again(match_id: int, user, offer: int | None = None) -> Rematch:
     now = timezone.now()
     if rematch is not None and rematch.status == Rematch.Status.STARTED:
         return rematch  # already under way: the member is sent to it
+    if rematch is not None and rematch.status == Rematch.Status.LEFT:
+        raise ActionError(left_message(rematch))
     if offer is not None:
         if rematch is None or rematch.offer != offer:
             raise ActionError(_("That rematch offer is no longer open."))
@@ -133,7 +176,14 @@ def play_again(match_id: int, user, offer: int | None = None) -> Rematch:
         rematch.expires_at = Rematch.expiry(now)
     if user.pk not in rematch.accepted:
         rematch.accepted = [*rematch.accepted, user.pk]
-    if set(members_of(seats)) <= set(rematch.accepted):
+    # Whoever answers is at the table now, whatever their page's last draw said.
+    Watcher.saw(match.pk, user.pk, now)
+    gone = gone_member(match, seats, present={user.pk}, now=now)
+    if gone is not None:
+        # Nobody to play with: the offer ends as it is made or answered, and says who left
+        # (the caller reads the status: an ActionError would roll this back).
+        _left(rematch, gone)
+    elif set(members_of(seats)) <= set(rematch.accepted):
         _start(match, seats, rematch)
     rematch.save()
     _touch(match)
@@ -152,9 +202,54 @@ def say_no(match_id: int, user, offer: int) -> Rematch:
         raise ActionError(_("That rematch offer is no longer open."))
     if rematch.is_expired():
         raise ActionError(_("That rematch offer has expired."))
+    Watcher.saw(match.pk, user.pk)
     withdrawn = user.pk in rematch.accepted
     rematch.status = Rematch.Status.WITHDRAWN if withdrawn else Rematch.Status.DECLINED
     rematch.ended_by = user
     rematch.save(update_fields=["status", "ended_by"])
     _touch(match)
     return rematch
+
+
+@retried
+def leave(match_id: int, user) -> Rematch | None:
+    """The member leaves the finished table ("Leave the table"): an open offer ends for
+    everyone, and none can be made after (``None`` when the match offers no rematch any more,
+    or one already started: nothing to end)."""
+    match, seats = locking.locked(match_id)
+    if user.pk not in members_of(seats):
+        raise ActionError(_("Only the members who played this match may leave its table."))
+    if match.status != Match.Status.FINISHED:
+        raise ActionError(_("This match is not over: resign to leave it."))
+    rematch = Rematch.objects.filter(match=match).first()
+    if rematch is not None and rematch.status in (
+        Rematch.Status.STARTED,
+        Rematch.Status.LEFT,
+        Rematch.Status.DECLINED,  # ended for good already: it keeps saying who declined
+    ):
+        return rematch
+    if rematch is None:
+        if match.for_fixture or not match.offers_rematch():
+            return None
+        rematch = Rematch(match=match, offered_by=user, accepted=[], expires_at=timezone.now())
+    _left(rematch, user.pk)
+    rematch.save()
+    _touch(match)
+    return rematch
+
+
+@retried
+def end_if_gone(match_id: int, present=()) -> bool:
+    """End the open offer when a seated member has gone away (checked again under the lock:
+    the page that saw it first may race another). Whether it ended now."""
+    match, seats = locking.locked(match_id)
+    rematch = Rematch.objects.filter(match=match).first()
+    if rematch is None or not rematch.is_open:
+        return False
+    gone = gone_member(match, seats, present=present)
+    if gone is None:
+        return False
+    _left(rematch, gone)
+    rematch.save(update_fields=["status", "ended_by"])
+    _touch(match)
+    return True

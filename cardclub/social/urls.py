@@ -11,6 +11,7 @@ urlpatterns = [
     path("watching/", views.watching, name="watching"),
     path("rematch/<id:pk>/", views.play_again, name="play_again"),
     path("rematch/<id:pk>/no/", views.rematch_no, name="rematch_no"),
+    path("rematch/<id:pk>/leave/", views.rematch_leave, name="rematch_leave"),
     path("takeback/<id:pk>/", views.takeback_ask, name="takeback"),
     path("takeback/<id:pk>/answer/", views.takeback_answer, name="takeback_answer"),
     path("challenge/<username:username>/", views.challenge_new, name="challenge_new"),

@@ -52,6 +52,9 @@ def play_again(request, pk):
     if rematch.status == Rematch.Status.STARTED:
         messages.success(request, _("The rematch has started."))
         return redirect(rematch.new_match)
+    if rematch.status == Rematch.Status.LEFT:
+        messages.error(request, rematches.left_message(rematch))
+        return redirect("games:match", pk=pk)
     messages.success(request, _("You said yes to a rematch. The others are asked."))
     return redirect("games:match", pk=pk)
 
@@ -71,6 +74,21 @@ def rematch_no(request, pk):
         else:
             messages.info(request, _("You declined the rematch."))
     return redirect("games:match", pk=pk)
+
+
+@require_POST
+def rematch_leave(request, pk):
+    """ "Leave the table" at a finished match: no rematch with this member, and off to the
+    lobby, as at Board Game Arena."""
+    try:
+        rematches.leave(pk, request.user)
+    except NoSuchMatch:
+        raise Http404(_("There is no match with that number.")) from None
+    except ActionError as error:
+        messages.error(request, str(error))
+        return redirect("games:match", pk=pk)
+    messages.success(request, _("You have left the table."))
+    return redirect("games:lobby")
 
 
 # --- Challenges --------------------------------------------------------------------------------
@@ -96,7 +114,7 @@ def challenge_new(request, username):
         return TemplateResponse(request, "social/challenge_new.html", context)
     engine = registry.engine(game)
     if request.method == "POST":
-        form = ChallengeForm(game, engine, request.POST)
+        form = ChallengeForm(game, engine, request.POST, challenger=request.user, person=person)
         if form.is_valid():
             try:
                 challenge = challenges.make(
@@ -105,19 +123,28 @@ def challenge_new(request, username):
                     form.cleaned_data["variant"],
                     form.cleaned_data["players"],
                     form.fillers(),
+                    form.others(),
                 )
             except ActionError as error:
                 form.add_error(None, str(error))
             else:
+                said = _("%(name)s has been challenged. You will hear the answer.")
+                if form.others():
+                    said = _("%(name)s have been challenged. You will hear their answers.")
+                names = [person, *form.others()]
                 messages.success(
-                    request,
-                    _("%(name)s has been challenged. You will hear the answer.")
-                    % {"name": person.get_username()},
+                    request, said % {"name": ", ".join(m.get_username() for m in names)}
                 )
                 return redirect(challenge)
     else:
         players = request.GET.get("players")
-        form = ChallengeForm(game, engine, initial={"players": players} if players else {})
+        form = ChallengeForm(
+            game,
+            engine,
+            initial={"players": players} if players else {},
+            challenger=request.user,
+            person=person,
+        )
     context.update(form=form, game=game, game_title=registry.get(game).title)
     return TemplateResponse(request, "social/challenge_new.html", context)
 
@@ -143,6 +170,7 @@ def challenge_page(request, pk):
         "social/challenge.html",
         {
             "challenge": challenge,
+            "party": challenge.party() if challenge.is_party else [],
             "rules": describe_options(challenge.variant.game, challenge.variant.options),
         },
     )
@@ -159,7 +187,9 @@ def _answer(request, pk, answer):
     if challenge.status == Challenge.Status.ACCEPTED:
         messages.success(request, _("Challenge accepted: here is your table."))
         return redirect(challenge.match)
-    if challenge.status == Challenge.Status.DECLINED:
+    if challenge.status == Challenge.Status.OPEN:
+        messages.success(request, _("You said yes: waiting for the others."))
+    elif challenge.status == Challenge.Status.DECLINED:
         messages.info(request, _("You declined the challenge."))
     else:
         messages.info(request, _("You withdrew your challenge."))

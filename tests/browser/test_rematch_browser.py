@@ -1,5 +1,6 @@
 """Rematch in two browsers: Alice offers "Play again" on the finished table; Bob's open page
-shows the offer without a reload, he accepts, and Alice's page links to the new match."""
+shows the offer without a reload, he accepts, and Alice's page links to the new match. Or Bob
+leaves the table instead, and Alice's page says so without a reload."""
 
 from __future__ import annotations
 
@@ -15,16 +16,22 @@ from .helpers import session_for
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_an_offer_reaches_the_other_page_and_its_yes_starts_the_new_match_for_both(
-    live_server, browser: Browser, alice, bob
-):
+def _finished_for_two(live_server, browser, alice, bob):
+    """A match Alice resigned, open in Alice's page (390 px wide) and in Bob's."""
     old = start_match("schotten_totten", [alice, bob])
     writes.resign(old.pk, alice)
     url = live_server.url + old.get_absolute_url()
     alice_page, bob_page = (session_for(browser, live_server.url, u) for u in ("alice", "bob"))
+    alice_page.set_viewport_size({"width": 390, "height": 800})
     alice_page.goto(url)
     bob_page.goto(url)
-    alice_page.set_viewport_size({"width": 390, "height": 800})
+    return old, alice_page, bob_page
+
+
+def test_an_offer_reaches_the_other_page_and_its_yes_starts_the_new_match_for_both(
+    live_server, browser: Browser, alice, bob
+):
+    old, alice_page, bob_page = _finished_for_two(live_server, browser, alice, bob)
     # By keyboard: the button takes the focus and Enter sends the plain form.
     alice_page.locator("#rematch button", has_text="Jugar otra").focus()
     alice_page.keyboard.press("Enter")
@@ -42,3 +49,25 @@ def test_an_offer_reaches_the_other_page_and_its_yes_starts_the_new_match_for_bo
     link.click()
     alice_page.wait_for_url(live_server.url + new.get_absolute_url())
     expect(alice_page.locator("form.resign-form button")).to_be_visible()
+
+
+def test_a_member_who_leaves_the_table_ends_the_offer_and_the_other_page_says_so_live(
+    live_server, browser: Browser, alice, bob
+):
+    old, alice_page, bob_page = _finished_for_two(live_server, browser, alice, bob)
+    alice_page.locator("#rematch button", has_text="Jugar otra").click()
+    expect(alice_page.locator("#rematch")).to_contain_text("alice")
+    leave = bob_page.locator("#rematch button", has_text="Levantarme de la mesa")
+    expect(bob_page.locator("#rematch button", has_text="Aceptar la revancha")).to_be_visible(
+        timeout=10000
+    )
+    leave.click()
+    # Bob is in the lobby, told so.
+    bob_page.wait_for_url(live_server.url + "/play/")
+    expect(bob_page.locator(".messages")).to_contain_text("Te has levantado de la mesa.")
+    # Alice did nothing: her page says it by its own updates, and offers no rematch.
+    expect(alice_page.locator("#rematch")).to_contain_text(
+        "bob se levantó de la mesa.", timeout=10000
+    )
+    expect(alice_page.locator("#rematch button", has_text="Jugar otra")).to_have_count(0)
+    assert alice_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

@@ -352,3 +352,37 @@ def test_a_private_tables_stream_is_a_404_for_a_member_not_seated_or_invited(
     stranger, seated = run_async(scenario())
     assert stranger.status == 404 and "version" not in stranger.body
     assert seated.status == 200
+
+
+def test_a_tables_stream_keeps_its_members_page_seen_while_it_sits_idle(
+    alice, bob, client_for, broker, settings
+):
+    from datetime import timedelta
+
+    from django.core.cache import cache
+    from django.utils import timezone
+
+    from cardclub.social.models import Watcher
+    from games import writes
+
+    match = start_match("schotten_totten", [alice, bob])
+    writes.resign(match.pk, alice)
+    bob_client = client_for(bob)
+    bob_client.get(match.get_absolute_url())  # the finished page drawn: a row for Bob
+    long_ago = timezone.now() - timedelta(hours=1)
+    Watcher.objects.filter(match=match, user=bob).update(seen_at=long_ago)
+    settings.PUSH_KEEPALIVE_SECONDS = 0.05
+    settings.WATCH_WRITE_EVERY = 0.01
+    cache.clear()
+    cookie = _cookie(bob_client)
+
+    async def scenario():
+        stream = Stream(LiveStreams(None), reverse("games:live", args=[match.pk]), cookie)
+        task = asyncio.ensure_future(stream.run())
+        # The beat is said before the keep-alive is written: once it is read, it was said.
+        await stream.until("event: keepalive")
+        stream.leave()
+        await task
+
+    run_async(scenario())
+    assert Watcher.objects.get(match=match, user=bob).seen_at > long_ago

@@ -185,3 +185,17 @@ def test_an_answer_and_the_next_move_at_the_same_instant_leave_one_consistent_ma
     assert match.moves_played in (0, 2)
     assert MoveRecord.objects.filter(match=match).count() == match.moves_played
     assert match.engine.dump(match.replay()) == match.state
+
+
+def test_a_league_fixtures_match_never_allows_a_takeback_even_under_house_rules_that_do(
+    alice, bob, client_for
+):
+    allow()  # unrated house rules with takebacks on: still none for a league fixture
+    match = writes.start_match_for([alice, bob], variant("escoba"))
+    assert match.for_fixture and not match.takebacks
+    mover, _other = first_move(match, [alice, bob])
+    client = client_for(mover)
+    response = ask(client, match)
+    assert "no permiten deshacer" in _page(client, response)
+    assert not Takeback.objects.exists()
+    assert MoveRecord.objects.filter(match=match).count() == 1

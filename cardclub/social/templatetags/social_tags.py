@@ -10,6 +10,7 @@ def rematch_panel(context, match, seats, my_seat):
     """``match``: the page's public facts of the match (games.present.PublicMatch). The finished match's "Play again": the offer, who said yes, the answers this member may
     give, and the link to the new match once it started. Redrawn with the table on every
     version of the old match (each answer makes one: see cardclub/social/rematch.py)."""
+    from cardclub.social import rematch as rematches
     from cardclub.social.models import Rematch
 
     # The request that ended the match draws it without a query: no offer can exist yet.
@@ -17,6 +18,16 @@ def rematch_panel(context, match, seats, my_seat):
     if not match.ended_just_now:
         rematch = Rematch.objects.filter(match_id=match.pk).select_related("new_match").first()
     me = my_seat.user_id if my_seat is not None else None
+    # An open offer with a member gone away ends as it is drawn, for every page (the write
+    # makes a new version): no query while the match ended within WATCHING_WITHIN.
+    present = {me} if me else set()
+    if (
+        rematch is not None
+        and rematch.is_open
+        and rematches.gone_member(match, seats, present=present) is not None
+        and rematches.end_if_gone(match.pk, present=present)
+    ):
+        rematch = Rematch.objects.filter(match_id=match.pk).select_related("new_match").first()
     names = {seat.user_id: seat.display_name for seat in seats if seat.user_id}
     waiting = []
     if rematch is not None and rematch.is_open:
@@ -34,6 +45,10 @@ def rematch_panel(context, match, seats, my_seat):
         "waiting_names": waiting,
         "ended_by": names.get(rematch.ended_by_id) if rematch is not None else None,
         "me": me,
+        # "Leave the table" while a rematch may still be offered or is waiting for answers.
+        "may_leave": me is not None
+        and match.offers_rematch
+        and (rematch is None or rematch.status not in ("started", "left", "declined")),
         "csrf_token": context.get("csrf_token"),
     }
 
@@ -51,9 +66,17 @@ def my_challenges(context):
         .select_related("challenger", "challenged", "variant")
         .order_by("-created_at")[:20]
     )
+    # A challenge naming several members: the challenger sees it once (its lead row), and
+    # everyone sees who else is challenged and who has said yes (one more query, only then).
+    leads = {c.lead_pk for c in rows if c.is_party}
+    parties: dict[int, list] = {}
+    for row in Challenge.party_of(leads) if leads else []:
+        parties.setdefault(row.lead_pk, []).append(row)
+    for c in rows:
+        c.others = [r for r in parties.get(c.lead_pk, []) if r.challenged_id != user.pk]
     return {
         "received": [c for c in rows if c.challenged_id == user.pk],
-        "sent": [c for c in rows if c.challenger_id == user.pk],
+        "sent": [c for c in rows if c.challenger_id == user.pk and c.lead_id is None],
         "user": user,
         "csrf_token": context.get("csrf_token"),
     }
