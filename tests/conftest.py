@@ -130,9 +130,9 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 # The signals that stop a run. A command run inside the test process (``db_worker``,
-# ``scheduler``) installs its own handlers for them; left in place, a Ctrl-C or a time limit's
-# SIGTERM to ``make test`` would only stop that command's loop (or raise in the running test),
-# and the run would go on.
+# ``scheduler``) would install its own handlers for them: a Ctrl-C or a time limit's SIGTERM to
+# ``make test`` would then only stop that command's loop (or raise in the running test), and the
+# run would go on. ``signal_handlers_kept`` refuses them.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 
 
@@ -145,18 +145,39 @@ def stop_like_ctrl_c(signum, frame):
     raise KeyboardInterrupt(f"stopped by signal {signum}")
 
 
+# The stop signals' handlers of the whole run, as set up here (what every test must leave).
+RUN_HANDLERS: dict[int, object] = {}
+
+
 def pytest_configure(config):
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, stop_like_ctrl_c)
+    RUN_HANDLERS.update({signum: signal.getsignal(signum) for signum in STOP_SIGNALS})
 
 
 @contextlib.contextmanager
 def signal_handlers_kept():
-    """Put back, on the way out, the stop signals' handlers found on the way in."""
+    """The run's own handlers for the stop signals, kept for the block: a command run inside the
+    test process that asks for its own (``db_worker``'s graceful stop, the scheduler's) is
+    refused, so a Ctrl-C or SIGTERM that comes while it runs stops the whole run at once, as at
+    any other moment, instead of ending only that command (and the test with a SystemExit) while
+    the run goes on. Yields the refused requests, ``(signum, handler)``; on the way out the
+    handlers found on the way in are put back, whatever was done meanwhile."""
     saved = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    refused: list[tuple[int, object]] = []
+    install = signal.signal
+
+    def keep_the_stop_signals(signum, handler):
+        if signum in STOP_SIGNALS:
+            refused.append((signum, handler))
+            return signal.getsignal(signum)
+        return install(signum, handler)
+
+    signal.signal = keep_the_stop_signals
     try:
-        yield
+        yield refused
     finally:
+        signal.signal = install
         for signum, handler in saved.items():
             if handler is not None:  # None: set outside Python, cannot be put back from here
                 signal.signal(signum, handler)

@@ -292,13 +292,15 @@ def test_the_database_backend_worker_plays_the_bots_through_its_queue(alice, set
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_worker_run_in_the_test_process_leaves_the_stop_signals_as_they_were(settings):
+def test_the_worker_run_in_the_test_process_leaves_the_stop_signals_to_the_run(settings):
     settings.TASKS = DATABASE
     before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
-    with signal_handlers_kept():
+    with signal_handlers_kept() as refused:
         call_command("db_worker", batch=True, startup_delay=False, reload=False, verbosity=0)
-        # The worker did install its own: without the restore they would stay.
-        assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]
+        # The worker asked for its own (a Ctrl-C would then have stopped only the worker)...
+        assert {signal.SIGINT, signal.SIGTERM} <= {signum for signum, _ in refused}
+        # ...and while it ran, and after, a stop signal stops the run.
+        assert {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} == before
     assert {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} == before
 
 
@@ -402,9 +404,11 @@ def test_club_mail_is_sent_by_the_worker(settings):
 
 
 def test_after_the_worker_and_scheduler_tests_ctrl_c_and_sigterm_stop_the_run():
-    """Last in the file, after its in-process worker and scheduler: Ctrl-C's handler is
-    Python's, SIGTERM's the suite's own, which stops the run as Ctrl-C does (tests/conftest.py)."""
-    from tests.conftest import stop_like_ctrl_c
+    """Last in the file, after its in-process worker and scheduler: the handlers are the run's
+    (Python's for Ctrl-C, unless the run was started with it ignored, as a shell's background
+    job is; the suite's for SIGTERM, which stops the run as Ctrl-C does: tests/conftest.py)."""
+    from tests.conftest import RUN_HANDLERS, stop_like_ctrl_c
 
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} == RUN_HANDLERS
+    assert signal.getsignal(signal.SIGINT) in (signal.default_int_handler, signal.SIG_IGN)
     assert signal.getsignal(signal.SIGTERM) is stop_like_ctrl_c
