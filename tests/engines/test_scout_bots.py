@@ -55,7 +55,16 @@ def test_easy_only_plays_legal_moves(players):
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_hard_only_plays_legal_moves(players):
     agents = [agent("hard", **FAST), *[agent("easy")] * (players - 1)]
-    play(players, agents, seed=players, max_rounds=1)
+    hard_moves = []
+
+    def count(state, seat, view, moves):
+        if seat == 0:
+            hard_moves.append(len(moves))
+
+    # play() asserts every move chosen is among the legal ones; the hard seat must have chosen.
+    state = play(players, agents, seed=players, max_rounds=1, on_move=count)
+    assert hard_moves, "the hard bot never moved"
+    assert engine.is_over(state) or state.round > 1
 
 
 def test_levels_and_arguments():
