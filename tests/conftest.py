@@ -136,22 +136,13 @@ def django_db_setup(django_db_setup, django_db_blocker):
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 
 
-def stop_like_ctrl_c(signum, frame):
-    """SIGTERM (a time limit's, a CI job cancelled, ``kill``) stops the run as Ctrl-C does.
-    Python's default for it ends the process on the spot: the servers, workers and brokers
-    the running test started (uvicorn, gunicorn, redis-server, db_worker) would live on, orphaned,
-    holding their ports. As a KeyboardInterrupt, pytest stops at once and unwinds: the test's
-    ``finally`` blocks and every fixture's teardown stop what they started."""
-    raise KeyboardInterrupt(f"stopped by signal {signum}")
-
-
-# The stop signals' handlers of the whole run, as set up here (what every test must leave).
+# The stop signals' handlers of the whole run (what every test must leave). SIGTERM keeps
+# Python's default, which ends the run at once; the processes the tests started end with it
+# (tests.servers.spawn).
 RUN_HANDLERS: dict[int, object] = {}
 
 
 def pytest_configure(config):
-    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, stop_like_ctrl_c)
     RUN_HANDLERS.update({signum: signal.getsignal(signum) for signum in STOP_SIGNALS})
 
 
