@@ -92,7 +92,9 @@ def measure(args) -> dict[str, float]:
         for client, method, url, kwargs, wanted in requests:
             response = client.request(method, url, **kwargs)
             if response.status_code != wanted:
-                raise RuntimeError(f"{kind}: {method} {url}: {response.status_code}")
+                log = Path(folder, "server.log")
+                tail = log.read_text()[-3000:] if log.exists() else ""
+                raise RuntimeError(f"{kind}: {method} {url}: {response.status_code}\n{tail}")
         seconds[kind] += server.cpu_seconds() - before
         counts[kind] += len(requests)
 
