@@ -145,7 +145,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's AuthenticationMiddleware, the member read by one plain statement (issue 34).
+    "cardclub.accounts.members.MemberMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     # After auth and locale: notes when (and in which language) a member was last on the site.
@@ -267,9 +268,11 @@ if CACHE_URL:
     # to the database, so flushing the cache logs nobody out. Only with a shared cache: with a
     # local-memory cache per process, a session ended in one process (a logout) would stay in
     # the other processes' caches and go on working there.
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    SESSION_ENGINE = "cardclub.accounts.sessions.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Django's database sessions, the row read by one plain statement (issue 34).
+    SESSION_ENGINE = "cardclub.accounts.sessions.db"
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [
