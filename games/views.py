@@ -346,12 +346,12 @@ def poll(request, pk):
     """
     version = _int_param(request, "v")
     fields = ("version", "status", "clock_deadline", "updated_at")
-    row = Match.objects.filter(pk=pk).values_list(*fields).first()
+    row = versions.row(pk, fields)
     if row is None:
         raise Http404(_("There is no match with that number."))
     if _clock_due(row[1], row[2]):
         actions.time_out(pk)
-        row = Match.objects.filter(pk=pk).values_list(*fields).first()
+        row = versions.row(pk, fields)
     if row[0] == version:
         return HttpResponse(status=204)
     match = access.match_to_show(pk, request.user, key=(pk, row[0], row[3]))
