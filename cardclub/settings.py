@@ -199,9 +199,9 @@ if DATABASE_URL:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
         "DB_POOL", True
     ):
-        # Served under ASGI every request runs in a thread of its own, so a persistent
-        # connection (kept per thread) would be a new connection per request; psycopg's pool,
-        # shared by the process's threads, is what Django recommends there instead.
+        # Requests are served in a pool of MAX_REQUESTS_IN_FLIGHT threads (cardclub/handler.py);
+        # psycopg's pool, shared by them, holds fewer connections than one kept per thread, and
+        # is what Django recommends under ASGI.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
         options = DATABASES["default"].setdefault("OPTIONS", {})
         options["pool"] = {
