@@ -135,6 +135,8 @@ INSTALLED_APPS = [
     "cardclub.chat",
     "cardclub.social",
     "cardclub.notifications",
+    # How the club runs: runclub, scheduler, seed_demo.
+    "cardclub.club",
 ]
 
 MIDDLEWARE = [

@@ -2,7 +2,7 @@
 
 The state lives on the match row (``Match.clock_left``, ``clock_turn_started``,
 ``clock_deadline``) so that a move, which saves that row anyway, pays no query for its clock.
-Every function here changes the match in memory only; ``games.actions`` saves it in the move's
+Every function here changes the match in memory only; ``games.turns`` saves it in the move's
 transaction, under the match's lock.
 
 - Live (Fischer): each member has ``clock_minutes`` for the whole match; a seat's time runs

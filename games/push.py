@@ -4,7 +4,7 @@ One publisher API and one subscriber per process:
 
 - :func:`announce` is called (through ``transaction.on_commit``) whenever a match's version
   changes, in whichever process commits it: a web worker, the background worker, the admin.
-  A ``post_save`` receiver on :class:`~games.models.Match` (wired in ``GamesConfig.ready``)
+  A ``post_save`` receiver on :class:`~games.models.Match` (``games/receivers.py``)
   calls it for every save, so no code path that saves a match can forget; code that changes a
   match with ``QuerySet.update`` calls :func:`announce_on_commit` itself.
 - Each server process runs one :class:`Hub` in its event loop: a single listener on the
@@ -142,13 +142,6 @@ def announce_on_commit(match) -> None:
     match_id, version = match.pk, match.version
     members = _prefetched_members(match)
     transaction.on_commit(lambda: announce(match_id, version, members))
-
-
-def match_saved(sender, instance, created=False, **kwargs) -> None:
-    """``post_save`` receiver: every saved match is announced after its commit. A match just
-    created has no seats yet; its first real save (the start, a join) is announced."""
-    if not created:
-        announce_on_commit(instance)
 
 
 # --- the stream's wire format ---------------------------------------------------------------
@@ -607,10 +600,6 @@ class Hub:
 
     def _all(self) -> set[Subscription]:
         return {sub for subs in self.streams.values() for sub in subs}
-
-    @property
-    def connections(self) -> int:
-        return len(self._all())
 
     def end_all(self) -> None:
         for sub in self._all():

@@ -1,6 +1,6 @@
 """The installed games: every Django app whose config is a :class:`GameAppConfig`.
 
-The table machinery (models, views, actions, admin, ratings, leagues) asks this module for a
+The table machinery (models, views, writes, admin, ratings, leagues) asks this module for a
 game's engine, bots, presentation and title (what each must be: ``games/contract.py``) and never
 names a game itself, so adding a game is one app folder and one ``INSTALLED_APPS`` line. The list is read from Django's app registry each
 time rather than copied into a module-level dict in ``ready()``: a test that installs a toy game

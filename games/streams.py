@@ -62,6 +62,16 @@ LISTENER_WAIT = 1.0
 # Seconds a page is told to wait before asking again for a stream it was refused.
 RETRY_AFTER = 2
 
+# Streams of other apps' pages (e.g. a cup's bracket), by "namespace:url_name" of a URL with a
+# ``pk``: ``keys(pk)`` the keys the stream listens to (the member's own news comes too) and
+# ``first(pk, user_id)`` a coroutine giving its first events (``None``: a 404). Registered by
+# the app (its ``ready``), so this module imports nothing of theirs.
+PAGE_STREAMS: dict[str, tuple] = {}
+
+
+def register_page_stream(name: str, keys, first) -> None:
+    PAGE_STREAMS[name] = (keys, first)
+
 
 def can_stream(request) -> bool:
     """Whether this server can hold a stream open: under ASGI. Pages served under WSGI
@@ -138,6 +148,8 @@ class LiveStreams:
         # Subscribe before reading the current state: a commit in between is heard, not lost.
         if name == "live":
             keys = (f"m:{match_id}", push.table_key(match_id), push.member_key(user_id))
+        elif name in PAGE_STREAMS:
+            keys = (*PAGE_STREAMS[name][0](match_id), push.member_key(user_id))
         else:
             keys = (f"u:{user_id}", push.member_key(user_id))
         sub = hub.subscribe(*keys, member=user_id)
@@ -167,6 +179,9 @@ class LiveStreams:
 
 async def _first_events(name: str, match_id, user_id: int, reconnect: bool) -> dict | None:
     """What a new stream starts with (``None``: no such match)."""
+    if name in PAGE_STREAMS:
+        first = await PAGE_STREAMS[name][1](match_id, user_id)
+        return None if first is None else {**first, **({"bell": 0} if reconnect else {})}
     if name == "live":
         row = (
             await Match.objects.filter(pk=match_id)
@@ -216,6 +231,9 @@ def _stream_target(scope) -> tuple[str, int | None] | None:
         found = resolve(path)
     except Resolver404:
         return None
+    page = f"{found.namespace}:{found.url_name}"
+    if page in PAGE_STREAMS:
+        return page, int(found.kwargs["pk"])
     if found.namespace != "games" or found.url_name not in ("live", "my_matches_live"):
         return None
     if found.url_name == "live":

@@ -27,7 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
 
-from games import actions
+from games import bot_moves, timeouts
 from games.models import Match, Seat
 
 # Bot moves go before mail and sweeps: a member is watching the table.
@@ -61,7 +61,7 @@ def play_bot_move(match_id: int, version: int) -> bool:
     previous move is over (``BOT_MOVE_PAUSE``). The bot thinks during the pause, so a slow
     search or a busy machine does not add to it; and the pause is a delay in the queue, not a
     sleep, so the worker serves other tables meanwhile. ``False`` if there was nothing to do."""
-    chosen = actions.choose_bot_move(match_id, version)
+    chosen = bot_moves.choose_bot_move(match_id, version)
     if chosen is None:
         return False
     wait = (chosen.not_before - timezone.now()).total_seconds()
@@ -74,23 +74,23 @@ def play_bot_move(match_id: int, version: int) -> bool:
             return True
         # A backend that cannot run a task later gets the human-like pause here instead.
         time.sleep(wait)
-    return actions.commit_bot_move(match_id, version, chosen.seat, chosen.code)
+    return bot_moves.commit_bot_move(match_id, version, chosen.seat, chosen.code)
 
 
 @task(priority=BOT_PRIORITY)
 def commit_bot_move(match_id: int, version: int, seat: int) -> bool:
     """Write the move the bot of ``seat`` chose at ``version`` (see
-    :func:`actions.commit_bot_move`): nothing if the match moved on meanwhile. The move comes
+    :func:`bot_moves.commit_bot_move`): nothing if the match moved on meanwhile. The move comes
     from the cache, or is chosen again when this process cannot see what another one chose (a
     local cache, an eviction): the same move, since the bot's dice come from the seed and the
     version."""
     code = _recall(_chosen_key(match_id, version, seat))
     if code is None:
-        chosen = actions.choose_bot_move(match_id, version)
+        chosen = bot_moves.choose_bot_move(match_id, version)
         if chosen is None or chosen.seat != seat:
             return False
         code = chosen.code
-    return actions.commit_bot_move(match_id, version, seat, code)
+    return bot_moves.commit_bot_move(match_id, version, seat, code)
 
 
 def queue_bot_move(match_id: int, version: int) -> None:
@@ -131,6 +131,6 @@ def sweep_clocks() -> int:
     or a second worker sweeping too, never makes a time-out happen twice."""
     now = timezone.now()
     count = 0
-    for match_id, version in list(actions.expired_matches(now)):
-        count += actions.time_out(match_id, version, now=now)
+    for match_id, version in list(timeouts.expired_matches(now)):
+        count += timeouts.time_out(match_id, version, now=now)
     return count

@@ -7,7 +7,7 @@ request; here the first reader (or the move that committed the version) keeps th
 others take them from this process's memory.
 
 Why it is never stale: every action that changes a match or its seats counts its version up
-and writes ``updated_at`` (``games/actions.py``; the push carries the version), and the key is
+and writes ``updated_at`` (``games/turns.py`` and the other writes; the push carries the version), and the key is
 the match id, the version and ``updated_at``, read from the match row itself by the caller
 (one primary-key read of two columns, which the poll does anyway). A rolled-back test
 database, or a restored one, reuses ids and versions but not the instant of the change.

@@ -20,8 +20,9 @@ from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 from cardclub.accounts.models import Preferences
 from cardclub.converters import id_param
 from cardclub.http import private_no_store
-from games import access, actions, registry, versions
+from games import access, registry, timeouts, versions, writes
 from games.forms import NewTableForm
+from games.locking import ActionError, NoSuchMatch
 from games.log import describe_events, match_log, seat_names
 from games.models import Clock, Match, RuleVariant, Seat
 from games.present import describe_options, public_facts, table_context
@@ -205,14 +206,14 @@ def new_table(request, game):
         form = NewTableForm(game, engine, request.POST)
         if form.is_valid():
             try:
-                match = actions.create_match(
+                match = writes.create_match(
                     request.user,
                     form.cleaned_data["variant"],
                     form.cleaned_data["players"],
                     form.fillers(),
                     private=form.cleaned_data["private"],
                 )
-            except actions.ActionError as error:
+            except ActionError as error:
                 form.add_error(None, str(error))
             else:
                 if match.status == Match.Status.OPEN:
@@ -242,8 +243,8 @@ def _after_action(request, match):
 def join(request, pk):
     match = access.match_for_viewer(pk, request.user)
     try:
-        match = actions.join_match(match.pk, request.user)
-    except actions.ActionError as error:
+        match = writes.join_match(match.pk, request.user)
+    except ActionError as error:
         messages.error(request, str(error))
     else:
         messages.success(request, _("You have taken a seat."))
@@ -254,8 +255,8 @@ def join(request, pk):
 def leave(request, pk):
     match = access.match_for_viewer(pk, request.user)
     try:
-        actions.leave_match(match.pk, request.user)
-    except actions.ActionError as error:
+        writes.leave_match(match.pk, request.user)
+    except ActionError as error:
         messages.error(request, str(error))
         return _after_action(request, match)
     messages.success(request, _("You have left the table."))
@@ -314,7 +315,7 @@ def _on_time(match: Match) -> Match:
     """The match, with the time-out its clock has come to applied first: the worker's sweep
     may be a few seconds away, and nobody should see a clock at zero with the game going on."""
     if _clock_due(match.status, match.clock_deadline):
-        actions.time_out(match.pk)
+        timeouts.time_out(match.pk)
         match = access.match_for_viewer(match.pk)
     return match
 
@@ -350,7 +351,7 @@ def poll(request, pk):
     if row is None:
         raise Http404(_("There is no match with that number."))
     if _clock_due(row[1], row[2]):
-        actions.time_out(pk)
+        timeouts.time_out(pk)
         row = versions.row(pk, fields)
     if row[0] == version:
         return HttpResponse(status=204)
@@ -374,12 +375,12 @@ def move(request, pk):
         if "*" in code:
             picks = [pick[:8] for pick in request.POST.getlist("pick")[:40] if pick]
             if not picks:
-                raise actions.ActionError(_("Pick the cards for this move first."))
+                raise ActionError(_("Pick the cards for this move first."))
             code = code.replace("*", "+".join(picks), 1)[:400]
-        result = actions.play_move(pk, request.user, code, version)
-    except actions.NoSuchMatch:
+        result = writes.play_move(pk, request.user, code, version)
+    except NoSuchMatch:
         raise Http404(_("There is no match with that number.")) from None
-    except actions.ActionError as error:
+    except ActionError as error:
         if not request.htmx:
             messages.error(request, str(error))
             return redirect("games:match", pk=pk)
@@ -408,8 +409,8 @@ def move(request, pk):
 def resign(request, pk):
     match = access.match_for_viewer(pk, request.user)
     try:
-        actions.resign(match.pk, request.user)
-    except actions.ActionError as error:
+        writes.resign(match.pk, request.user)
+    except ActionError as error:
         messages.error(request, str(error))
     else:
         messages.info(request, _("You resigned. The match is over."))

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import push
-from games.actions import retried
+from games.locking import retried
 from games.models import Match, Seat
 
 from .models import Message

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import actions as game_actions
+from games import writes
+from games.locking import ActionError, retried
 
 from .models import Fixture, FixtureSeat, LeagueError, Season, lock_fixture
 
@@ -43,8 +44,8 @@ def _start(fixture: Fixture, seats: list[FixtureSeat]) -> Fixture:
     rules."""
     variant = fixture.round.season.league.variant
     try:
-        match = game_actions.start_match_for([seat.user for seat in seats], variant)
-    except game_actions.ActionError as error:
+        match = writes.start_match_for([seat.user for seat in seats], variant)
+    except ActionError as error:
         raise LeagueError(str(error)) from None
     fixture.match = match
     fixture.status = Fixture.Status.PLAYING
@@ -52,7 +53,7 @@ def _start(fixture: Fixture, seats: list[FixtureSeat]) -> Fixture:
     return fixture
 
 
-@game_actions.retried
+@retried
 def say_ready(fixture_id: int, user) -> Fixture:
     """The member is ready to play. The last seat to say so starts the match, in the same
     transaction and under the fixture's lock, so two members pressing "Ready" at the same
@@ -67,7 +68,7 @@ def say_ready(fixture_id: int, user) -> Fixture:
     return fixture
 
 
-@game_actions.retried
+@retried
 def take_back_ready(fixture_id: int, user) -> Fixture:
     """The member is not ready after all; possible until the match starts."""
     fixture, _seats, mine = _locked_for_ready(fixture_id, user)
@@ -77,7 +78,7 @@ def take_back_ready(fixture_id: int, user) -> Fixture:
     return fixture
 
 
-@game_actions.retried
+@retried
 def start_at_round_time(fixture_id: int, now=None) -> Fixture | None:
     """Start a fixture whose round's start time has passed, whoever is ready (the periodic
     task). ``None`` when, under the lock, it is no longer due: started by its members' "ready"
@@ -95,7 +96,7 @@ def start_at_round_time(fixture_id: int, now=None) -> Fixture | None:
     return _start(fixture, list(fixture.seats.select_related("user").order_by("index")))
 
 
-@game_actions.retried
+@retried
 def forfeit_overdue(fixture_id: int, now=None) -> tuple[Fixture, set[int]] | None:
     """Record the forfeit of an overdue fixture, deciding with what is true under the locks:
     ``None`` when its match finished (or it was otherwise settled or extended) since the sweep

@@ -11,10 +11,10 @@ class LeaguesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games.actions import match_finished
+        from games.streams import register_page_stream
 
-        from .signals import on_match_finished
+        from . import live, receivers
 
-        # A stable dispatch_uid: ready() may run twice, and a second connection would be harmless
-        # here but wasteful.
-        match_finished.connect(on_match_finished, dispatch_uid="leagues.on_match_finished")
+        receivers.connect()
+        # A cup's bracket reaches its open season pages through the push streams.
+        register_page_stream("leagues:season_live", live.keys, live.first_events)

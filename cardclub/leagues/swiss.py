@@ -139,7 +139,9 @@ NODES = 200_000  # the fallback's search budget: far beyond a club's small late 
 
 def _without_seat_rule(playing: Sequence[Entrant], points: Points) -> list[tuple[int, int | None]]:
     """Pairs in standings order with no repeat and no second bye, the nearest in points first,
-    seats to whoever had the first seat less; raises ``PairingImpossible`` when none exists."""
+    the first seat to whoever is further behind in first seats (over games played, as the
+    Dutch rules count them), so nobody goes past one unless both had the same need; raises
+    ``PairingImpossible`` when none exists."""
     score = {e.seed: sum(_points_of(g, points) for g in e.games) for e in playing}
     met = {
         frozenset((e.seed, g.opponent))
@@ -150,7 +152,7 @@ def _without_seat_rule(playing: Sequence[Entrant], points: Points) -> list[tuple
     had_bye = {
         e.seed for e in playing if any(g is not None and g.opponent is None for g in e.games)
     }
-    firsts = {e.seed: sum(1 for g in e.games if g is not None and g.first) for e in playing}
+    firsts = {e.seed: seat_difference(e.games) for e in playing}
     order = sorted(score, key=lambda seed: (-score[seed], seed))
     budget = [NODES]
 
@@ -178,6 +180,17 @@ def _without_seat_rule(playing: Sequence[Entrant], points: Points) -> list[tuple
             ]
             return pairs + ([(bye, None)] if bye is not None else [])
     raise PairingImpossible("no pairing without a repeat or a second bye")
+
+
+def seat_difference(games: Sequence[Game | None]) -> int:
+    """First seats minus second seats over the games played: a bye or a forfeit is no game
+    (FIDE C.04.3 A.6, the colour difference)."""
+    played = [
+        g
+        for g in games
+        if g is not None and g.opponent is not None and g.result in ("win", "draw", "loss")
+    ]
+    return sum(1 if g.first else -1 for g in played)
 
 
 def first_round(count: int) -> list[tuple[int, int | None]]:

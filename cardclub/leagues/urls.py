@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.urls import path
 
 from cardclub import converters  # noqa: F401  (registers <id:…> and the others)
+from games.streams import no_stream
 
 from . import export_views, views
 
@@ -10,6 +11,8 @@ app_name = "leagues"
 urlpatterns = [
     path("", views.league_list, name="list"),
     path("season/<id:pk>/", views.season_page, name="season"),
+    # The bracket's push stream: served by games/streams.py under ASGI; Django's answer is 204.
+    path("season/<id:pk>/live/", no_stream, name="season_live"),
     path("season/<id:pk>/join/", views.join, name="join"),
     path("season/<id:pk>/withdraw/", views.withdraw, name="withdraw"),
     path("season/<id:pk>/pair/", views.propose_pair, name="propose_pair"),

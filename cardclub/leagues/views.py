@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count, Prefetch, Q
 from django.shortcuts import redirect
@@ -9,7 +10,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from . import access, actions, standings
+from games.streams import can_stream
+
+from . import access, actions, live, standings
 from .models import (
     CalendarToken,
     Fixture,
@@ -99,6 +102,18 @@ def cup_bracket(season: Season, entrants: int) -> list[tuple[str, list]]:
     return bracket
 
 
+def _bracket_context(season: Season, bracket: list) -> dict:
+    """What the bracket partial shows, with its stamp (the push stream's first event)."""
+    return {
+        "season": season,
+        "bracket": bracket,
+        "bracket_version": live.stamp_of(t for _name, ties in bracket for t in ties),
+        "champion": bracket[-1][1][0].winner
+        if bracket and bracket[-1][1] and bracket[-1][1][0]
+        else None,
+    }
+
+
 @require_GET
 def season_page(request, pk):
     """Standings, crosstable and one round's fixtures. Only one round at a time: a 40-member
@@ -112,7 +127,7 @@ def season_page(request, pk):
         )
         if request.htmx and request.GET.get("part") == "bracket":
             return TemplateResponse(
-                request, "leagues/season.html#bracket", {"season": season, "bracket": bracket}
+                request, "leagues/season.html#bracket", _bracket_context(season, bracket)
             )
         table, cross = [], None
     else:
@@ -161,10 +176,9 @@ def season_page(request, pk):
         "leagues/season.html",
         {
             "season": season,
-            "bracket": bracket,
-            "champion": bracket[-1][1][0].winner
-            if bracket and bracket[-1][1] and bracket[-1][1][0]
-            else None,
+            **_bracket_context(season, bracket),
+            "can_stream": can_stream(request),
+            "keepalive": int(settings.PUSH_KEEPALIVE_SECONDS),
             "standings": table,
             "crosstable": cross,
             "tie_break_labels": labels,

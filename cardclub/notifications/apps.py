@@ -9,4 +9,6 @@ class NotificationsConfig(AppConfig):
 
     def ready(self) -> None:
         # The other apps do not call us for their results: we listen (see receivers.py).
-        from . import receivers  # noqa: F401
+        from . import receivers
+
+        receivers.connect()

@@ -95,6 +95,7 @@ class NotificationQuerySet(models.QuerySet):
             "challenge__challenger",
             "challenge__challenged",
             "challenge__variant",
+            "challenge__ended_by",
         ).prefetch_related(
             "match__seats__user", "fixture__seats__user", "fixture__match__seats__user"
         )
@@ -208,15 +209,28 @@ class Notification(models.Model):
 
 
 def challenge_text(challenge, reader_id: int) -> str:
-    """A challenge as its challenged member reads it, or its answer as the challenger does."""
+    """A challenge as its challenged member reads it, or its answer as the challenger does. A
+    challenge naming several members says how it ended to each of them (a no from one of them,
+    or everyone's yes)."""
     names = {
         "game": challenge.variant.get_game_display(),
         "rules": challenge.variant.name,
     }
+    accepted = challenge.status == challenge.Status.ACCEPTED
+    ender = challenge.ended_by.get_username() if challenge.ended_by_id else ""
     if reader_id == challenge.challenged_id:
         names["name"] = challenge.challenger.get_username()
-        return gettext("%(name)s challenges you to %(game)s (%(rules)s).") % names
+        if not challenge.is_party:
+            return gettext("%(name)s challenges you to %(game)s (%(rules)s).") % names
+        if accepted:
+            return gettext("Everyone accepted %(name)s’s challenge to %(game)s.") % names
+        if challenge.status == challenge.Status.DECLINED and challenge.ended_by_id != reader_id:
+            names["who"] = ender
+            return gettext("%(who)s declined %(name)s’s challenge to %(game)s: it is off.") % names
+        return gettext("%(name)s challenges you and other members to %(game)s (%(rules)s).") % names
     names["name"] = challenge.challenged.get_username()
-    if challenge.status == challenge.Status.ACCEPTED:
+    if accepted and challenge.is_party:
+        return gettext("Everyone accepted your challenge to %(game)s.") % names
+    if accepted:
         return gettext("%(name)s accepted your challenge to %(game)s.") % names
     return gettext("%(name)s declined your challenge to %(game)s.") % names

@@ -10,10 +10,6 @@ class RatingsConfig(AppConfig):
     verbose_name = _("Ratings")
 
     def ready(self) -> None:
-        from games.actions import match_finished
+        from . import receivers
 
-        from .signals import on_match_finished
-
-        # A stable dispatch_uid: ready() may run twice in some test set-ups, and a second
-        # connection would rate every match twice.
-        match_finished.connect(on_match_finished, dispatch_uid="ratings.on_match_finished")
+        receivers.connect()

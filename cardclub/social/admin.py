@@ -19,9 +19,9 @@ class RematchAdmin(ReadOnlyAdmin):
 class ChallengeAdmin(ReadOnlyAdmin):
     """Read-only: a record of a challenge and its answer."""
 
-    list_display = ["created_at", "challenger", "challenged", "variant", "status", "match"]
+    list_display = ["created_at", "challenger", "challenged", "seat", "variant", "status", "match"]
     list_filter = ["status"]
     search_fields = ["challenger__username", "challenged__username"]
     list_select_related = ["challenger", "challenged", "variant", "match"]
-    raw_id_fields = ["challenger", "challenged", "match"]
+    raw_id_fields = ["challenger", "challenged", "match", "lead", "ended_by"]
     date_hierarchy = "created_at"

@@ -11,4 +11,6 @@ class SocialConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import receivers  # noqa: F401  (connects them)
+        from . import receivers
+
+        receivers.connect()

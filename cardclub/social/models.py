@@ -2,7 +2,7 @@
 a game (challenge).
 
 A rematch is one row per finished match, written only under that match's row lock
-(cardclub/social/actions.py), so members answering at the same instant are taken one after the
+(cardclub/social/rematch.py), so members answering at the same instant are taken one after the
 other and a rematch starts one new match, never two.
 """
 
@@ -106,8 +106,14 @@ class ChallengeQuerySet(models.QuerySet):
 
 class Challenge(Offer):
     """A member calls another to a game: the house rules, the number of seats and who fills the
-    seats after the two of them (open for another member, or a bot). The match is made when the
-    challenged member accepts; answers are taken under this row's lock."""
+    seats after the two of them (open for another member, a bot, or a further member named).
+
+    Each challenged member has their own row, so every rule of a challenge (refusals, the rate
+    limit, one open challenge per pair, expiry) holds per member. A challenge naming further
+    members is a *party*: the row of the member at seat 2 leads it, the others point to it by
+    ``lead`` and sit at their ``seat``. Each says yes (``agreed_at``); the match is made when
+    the last one does, and a no from anyone ends every row. Answers are taken under the lock
+    of all the party's rows."""
 
     class Status(models.TextChoices):
         OPEN = "open", _("Waiting for an answer")
@@ -134,8 +140,29 @@ class Challenge(Offer):
         verbose_name=_("house rules"),
     )
     players = models.PositiveSmallIntegerField(_("players"))
-    # Who fills seats 3 and on: "open", "easy" or "hard" each.
+    # Who fills seats 3 and on: "open", "easy", "hard", or "member" (a row of the party).
     fillers = models.JSONField(_("other seats"), default=list, blank=True)
+    # A further member's row points to the row of the member at seat 2; that one's is null.
+    lead = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="companions",
+        verbose_name=_("challenge led by"),
+    )
+    # The challenged member's seat, counted from 0 (the challenger sits at 0).
+    seat = models.PositiveSmallIntegerField(_("seat"), default=1)
+    # When this member said yes while others of the party had not yet.
+    agreed_at = models.DateTimeField(_("said yes at"), null=True, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("declined or withdrawn by"),
+    )
     status = models.CharField(
         _("status"), max_length=12, choices=Status.choices, default=Status.OPEN
     )
@@ -171,6 +198,31 @@ class Challenge(Offer):
         from django.urls import reverse
 
         return reverse("social:challenge", args=[self.pk])
+
+    @property
+    def is_party(self) -> bool:
+        """Whether the challenge names more than one member (its rows form a party)."""
+        return "member" in (self.fillers or [])
+
+    @property
+    def lead_pk(self) -> int:
+        return self.lead_id or self.pk
+
+    @classmethod
+    def party_of(cls, lead_pks):
+        """The rows of the parties led by ``lead_pks``, by seat."""
+        lead_pks = list(lead_pks)
+        return (
+            cls.objects.filter(models.Q(pk__in=lead_pks) | models.Q(lead_id__in=lead_pks))
+            .select_related("challenged", "ended_by")
+            .order_by("seat")
+        )
+
+    def party(self) -> list[Challenge]:
+        """Every row of this challenge's party (itself alone when it names one member)."""
+        if not self.is_party:
+            return [self]
+        return list(self.party_of([self.lead_pk]))
 
 
 class Watcher(models.Model):

@@ -1,10 +1,10 @@
-"""The table's events heard here, so the games app need not know us: who is watching."""
+"""The table's events heard here, so the games app need not know us: who is watching. Wired by
+:func:`connect`, which ``SocialConfig.ready()`` calls."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.core.cache import cache
-from django.dispatch import receiver
 from django.utils import timezone
 
 from games.models import Match
@@ -13,7 +13,6 @@ from games.signals import match_viewed
 from .models import Watcher
 
 
-@receiver(match_viewed, sender=Match, dispatch_uid="social.watching")
 def watching(sender, match, user, **kwargs) -> None:
     """Remember that ``user`` is watching ``match``: one upsert at most every
     ``WATCH_WRITE_EVERY`` seconds per member and match (the cache says when), so a spectator's
@@ -25,3 +24,7 @@ def watching(sender, match, user, **kwargs) -> None:
         Watcher.objects.bulk_create(
             [Watcher(match=match, user=user, seen_at=now)], ignore_conflicts=True
         )
+
+
+def connect() -> None:
+    match_viewed.connect(watching, sender=Match, dispatch_uid="social.watching")

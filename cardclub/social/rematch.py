@@ -1,6 +1,6 @@
 """A rematch's writes: offer "Play again", accept, decline or withdraw, and the start.
 
-Every write locks the finished match's row first (``games.actions.locked``), then reads the
+Every write locks the finished match's row first (``games.locking.locked``), then reads the
 rematch: two members pressing "Play again" at the same instant are taken one after the other,
 the first makes the offer, the second's yes starts the one new match.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import actions
-from games.actions import ActionError, retried
+from games import locking, writes
+from games.locking import ActionError, retried
 from games.models import Match, new_seed
 
 from .models import Rematch
@@ -71,7 +71,7 @@ def _start(match: Match, seats, rematch: Rematch) -> Match:
     variant = match.variant
     if not variant.active:
         raise ActionError(_("These house rules are no longer offered."))
-    new = actions.start_seated(
+    new = writes.start_seated(
         rematch.offered_by,
         variant,
         _seating(seats),
@@ -96,7 +96,7 @@ def play_again(match_id: int, user, offer: int | None = None) -> Rematch:
     """The member says "Play again": with ``offer`` (the number of the offer on their page) a
     yes to that offer, refused if it ended; without, a new offer, or a yes to the one open now
     (two members pressing at once). When every seated member has said yes the match starts."""
-    match, seats = actions.locked(match_id)
+    match, seats = locking.locked(match_id)
     if user.pk not in members_of(seats):
         raise ActionError(_("Only the members who played this match may play it again."))
     if match.for_fixture:
@@ -144,7 +144,7 @@ def play_again(match_id: int, user, offer: int | None = None) -> Rematch:
 def say_no(match_id: int, user, offer: int) -> Rematch:
     """Decline the open offer (a member who has not said yes) or withdraw it (one who has):
     either way it ends for everyone."""
-    match, seats = actions.locked(match_id)
+    match, seats = locking.locked(match_id)
     if user.pk not in members_of(seats):
         raise ActionError(_("Only the members who played this match may answer its rematch."))
     rematch = Rematch.objects.filter(match=match).first()

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from games import actions
-from games.actions import ActionError, retried
+from games import locking, writes
+from games.locking import ActionError, retried
 from games.models import Match
 
 from .models import Takeback
@@ -58,7 +58,7 @@ def ask(match_id: int, user, version: int | None) -> Takeback | None:
     """Ask to take back the member's last move (``version``: the page's, which must be the
     table as it is). With no other member to ask (bots only), the move is taken back at once
     and ``None`` returned."""
-    match, seats = actions.locked(match_id)
+    match, seats = locking.locked(match_id)
     seat = next((s for s in seats if s.user_id == user.pk), None)
     if version != match.version:
         raise ActionError(
@@ -76,7 +76,7 @@ def ask(match_id: int, user, version: int | None) -> Takeback | None:
     )
     others = [pk for pk in _members(seats) if pk != user.pk]
     if not others:
-        actions.take_back_last_move(match, seats)
+        writes.take_back_last_move(match, seats)
         return None
     request = Takeback.objects.create(
         match=match, asked_by=user, seat=seat.index, seq=match.moves_played
@@ -90,7 +90,7 @@ def ask(match_id: int, user, version: int | None) -> Takeback | None:
 @retried
 def answer(match_id: int, user, yes: bool) -> Takeback:
     """Another member's answer to the standing request: every yes undoes the move; a no ends it."""
-    match, seats = actions.locked(match_id)
+    match, seats = locking.locked(match_id)
     request = open_request(match.pk, match.moves_played)
     if request is None:
         raise ActionError(
@@ -110,7 +110,7 @@ def answer(match_id: int, user, yes: bool) -> Takeback:
     others = {pk for pk in _members(seats) if pk != request.asked_by_id}
     if others <= set(request.accepted):
         request.status = Takeback.Status.ACCEPTED
-        actions.take_back_last_move(match, seats)
+        writes.take_back_last_move(match, seats)
     else:
         match.version += 1
         match.save(update_fields=["version"])

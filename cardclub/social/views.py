@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cardclub.http import private_no_store
 from games import registry
-from games.actions import ActionError, NoSuchMatch
+from games.locking import ActionError, NoSuchMatch
 from games.models import Match
 from games.present import describe_options
 
@@ -96,7 +96,7 @@ def challenge_new(request, username):
         return TemplateResponse(request, "social/challenge_new.html", context)
     engine = registry.engine(game)
     if request.method == "POST":
-        form = ChallengeForm(game, engine, request.POST)
+        form = ChallengeForm(game, engine, request.POST, challenger=request.user, person=person)
         if form.is_valid():
             try:
                 challenge = challenges.make(
@@ -105,19 +105,28 @@ def challenge_new(request, username):
                     form.cleaned_data["variant"],
                     form.cleaned_data["players"],
                     form.fillers(),
+                    form.others(),
                 )
             except ActionError as error:
                 form.add_error(None, str(error))
             else:
+                said = _("%(name)s has been challenged. You will hear the answer.")
+                if form.others():
+                    said = _("%(name)s have been challenged. You will hear their answers.")
+                names = [person, *form.others()]
                 messages.success(
-                    request,
-                    _("%(name)s has been challenged. You will hear the answer.")
-                    % {"name": person.get_username()},
+                    request, said % {"name": ", ".join(m.get_username() for m in names)}
                 )
                 return redirect(challenge)
     else:
         players = request.GET.get("players")
-        form = ChallengeForm(game, engine, initial={"players": players} if players else {})
+        form = ChallengeForm(
+            game,
+            engine,
+            initial={"players": players} if players else {},
+            challenger=request.user,
+            person=person,
+        )
     context.update(form=form, game=game, game_title=registry.get(game).title)
     return TemplateResponse(request, "social/challenge_new.html", context)
 
@@ -143,6 +152,7 @@ def challenge_page(request, pk):
         "social/challenge.html",
         {
             "challenge": challenge,
+            "party": challenge.party() if challenge.is_party else [],
             "rules": describe_options(challenge.variant.game, challenge.variant.options),
         },
     )
@@ -159,7 +169,9 @@ def _answer(request, pk, answer):
     if challenge.status == Challenge.Status.ACCEPTED:
         messages.success(request, _("Challenge accepted: here is your table."))
         return redirect(challenge.match)
-    if challenge.status == Challenge.Status.DECLINED:
+    if challenge.status == Challenge.Status.OPEN:
+        messages.success(request, _("You said yes: waiting for the others."))
+    elif challenge.status == Challenge.Status.DECLINED:
         messages.info(request, _("You declined the challenge."))
     else:
         messages.info(request, _("You withdrew your challenge."))

@@ -1,5 +1,6 @@
-// The live table and the lobby's live list (issues 19 and 28). No inline script anywhere: the
-// pages carry data-* attributes and this file listens for htmx's events.
+// The live table, the lobby's live list (issues 19 and 28) and a cup's bracket (issue 32). No
+// inline script anywhere: the pages carry data-* attributes and this file listens for htmx's
+// events.
 //
 // The push stream (an EventSource opened here from the never-swapped [data-live] wrapper's
 // data-stream-url) only says "version N is committed". This file then fetches the table with
@@ -426,7 +427,9 @@
   document.addEventListener("htmx:configRequest", function (event) {
     var elt = event.detail.elt;
     if (!elt || !elt.closest) return;
-    if (elt.id === "table" || elt.id === "mine") event.detail.timeout = FETCH_TIMEOUT_MS;
+    if (elt.id === "table" || elt.id === "mine" || elt.id === "bracket") {
+      event.detail.timeout = FETCH_TIMEOUT_MS;
+    }
     else if (elt.closest("#table")) event.detail.timeout = MOVE_TIMEOUT_MS;
   });
 
@@ -535,48 +538,68 @@
     if (document.activeElement !== target) target.focus({ preventScroll: true });
   }
 
-  function initMine(wrap) {
-    var baseTitle = document.title;
+  // A fragment of the page kept live by its stream's stamp (the lobby's list, a cup's bracket):
+  // the element ``id`` carries the stamp it shows in data-version and fetches itself (hx-get,
+  // triggered by "cardclub:update"); a stamp the stream names that it does not show (not the
+  // stream's first event, say, when nothing changed) is fetched, and so is every poll while no
+  // stream is open. An element without hx-get (a bracket after its final) asks for nothing.
+  function liveFragment(wrap, id, events, pollMs) {
     var inFlight = false;
-    var list = function () { return document.getElementById("mine"); };
+    var element = function () { return document.getElementById(id); };
     var link = Link(wrap, {
-      events: ["mine"],
-      // A stamp the list already shows (the stream's first event, say) is not fetched again.
+      events: events,
       onEvent: function (name, data) {
-        var l = list();
-        if (!l || !l.dataset.version || l.dataset.version !== data) update();
+        var el = element();
+        if (!el || !el.dataset.version || el.dataset.version !== data) update();
       },
       fetch: function () { update(); },
-      pollMs: function () { return 5 * POLL_MS; },
+      pollMs: pollMs,
     });
     function update() {
-      if (!list() || inFlight || !link.mayFetch()) return;
+      var el = element();
+      if (!el || !el.hasAttribute("hx-get") || inFlight || !link.mayFetch()) return;
       inFlight = true;
-      htmx.trigger(list(), "cardclub:update");
+      htmx.trigger(el, "cardclub:update");
     }
-    // Unchanged or failed, the list stays and its request's events reach the document;
-    // swapped, the new list settles.
+    // Unchanged or failed, the element stays and its request's events reach the document;
+    // swapped, the new one settles.
     document.addEventListener("htmx:afterRequest", function (event) {
-      if (!event.detail.elt || event.detail.elt.id !== "mine") return;
+      if (!event.detail.elt || event.detail.elt.id !== id) return;
       inFlight = false;
       link.done(event.detail.successful, event.detail.xhr);
     });
+    document.addEventListener("htmx:afterSettle", function (event) {
+      if (event.detail.target && event.detail.target.id === id && inFlight) {
+        inFlight = false;
+        link.done(true);
+      }
+    });
+    return element;
+  }
+
+  function initMine(wrap) {
+    var baseTitle = document.title;
+    var list = liveFragment(wrap, "mine", ["mine"], function () { return 5 * POLL_MS; });
     var showCount = function () {
       var n = list() ? Number(list().dataset.myTurns || 0) : 0;
       document.title = n ? "(" + n + ") " + baseTitle : baseTitle;
     };
-    document.addEventListener("htmx:afterSettle", function (event) {
-      if (event.detail.target && event.detail.target.id === "mine" && inFlight) {
-        inFlight = false;
-        link.done(true);
-      }
-      showCount();
-    });
+    document.addEventListener("htmx:afterSettle", showCount);
     showCount();
+  }
+
+  // A running cup's bracket on its season page (cardclub/leagues/live.py), polled every
+  // data-poll-ms without a stream.
+  function initBracket(wrap) {
+    liveFragment(wrap, "bracket", ["bracket"], function () {
+      return Number(wrap.dataset.pollMs) || 5 * POLL_MS;
+    });
   }
 
   var wrap = document.querySelector('[data-live="table"]');
   if (wrap) initTable(wrap);
   var mine = document.querySelector('[data-live="mine"]');
   if (mine) initMine(mine);
+  var cup = document.querySelector('[data-live="bracket"]');
+  if (cup) initBracket(cup);
 })();

@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def play(game: str, players: int, user, member_moves: int) -> list[float]:
     """Seconds from each bot move's predecessor to it, over ``member_moves`` member moves."""
-    from games import actions
+    from games import writes
     from games.models import Match, MoveRecord, RuleVariant
 
     rules = RuleVariant.objects.get(game=game, slug="standard")
     gaps: list[float] = []
     done = 0
     while done < member_moves:
-        match = actions.create_match(user, rules, players, ["hard"] * (players - 1))
+        match = writes.create_match(user, rules, players, ["hard"] * (players - 1))
         while done < member_moves:
             deadline = time.monotonic() + 60
             while True:
@@ -53,7 +53,7 @@ def play(game: str, players: int, user, member_moves: int) -> list[float]:
             if match.status != Match.Status.PLAYING:
                 break
             code = match.engine.legal_moves(state, 0)[0].code
-            actions.play_move(match.pk, user, code, match.version)
+            writes.play_move(match.pk, user, code, match.version)
             done += 1
         records = list(MoveRecord.objects.filter(match=match).order_by("seq"))
         seated = {s.index: bool(s.bot_level) for s in match.seats.all()}

@@ -7,7 +7,8 @@ static files, and serves the club as the README's production section says: gunic
 uvicorn workers (2), production settings (no DEBUG) apart from the HTTPS redirect. It seats two
 members at each of N tables (the games taken in turn from ``games.registry``, standard house
 rules) with sessions made against the same database, then plays as people do, in real HTTP with
-the session cookie and the CSRF header:
+the session cookie and the CSRF header (``capacity_http.py``: a keep-alive client on bare
+asyncio, cheap because the generator shares the machine with the server):
 
 - the member to move (the page shows move forms) thinks 1–4 s (seeded) and posts one of the
   moves the page offers, as htmx does;
@@ -63,6 +64,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.bench import capacity_http
 from tests.bench.capacity_stream import Stream
 from tests.bench.stats import percentile
 from tests.load import server as load_server
@@ -80,6 +82,7 @@ THINK_SECONDS = (1.0, 4.0)
 POLL_MS = 2000
 LOBBY_SHARE = 0.04  # of a member's polls and moves: to the lobby and back every ~50 s
 TIMEOUT_SECONDS = 10.0
+KEEPALIVE_SECONDS = 30.0  # an idle connection's life in the generator: shorter than the server's
 PG_SERVER = os.environ.get("BENCH_PG_SERVER", "postgres://postgres@127.0.0.1:5432")
 PG_NAME = os.environ.get("BENCH_PG_DB", "cardclub_capacity")
 
@@ -327,7 +330,7 @@ class Person:
         """As a page does when it loads: the previous page's stream closed, its own opened."""
         await self.close_stream()
         if self.live:
-            port = self.client.base_url.port
+            port = self.client.port
             self.stream = Stream(port, match_id, self.member.headers()["Cookie"]).start()
 
     async def close_stream(self) -> None:
@@ -368,8 +371,6 @@ class Person:
     async def request(self, kind, method, url, data=None, htmx=False):
         """One request; its latency under ``kind`` (a poll's kind is known by its answer).
         None on an error (recorded)."""
-        import httpx
-
         started = time.monotonic()
         for attempt in (1, 2):
             try:
@@ -377,21 +378,19 @@ class Person:
                     method, url, data=data, headers=self.member.headers(htmx)
                 )
                 break
-            except httpx.TransportError as error:
+            except capacity_http.TransportError as error:
                 # A browser sends a GET again, once, when the kept-alive connection it reused
                 # was closed under it; the latency counts from the first try and the retry is
                 # reported. A timeout, a second failure or any failed POST is an error.
                 if (
                     method == "GET"
                     and attempt == 1
-                    and not isinstance(error, httpx.TimeoutException)
+                    and not isinstance(error, capacity_http.Timeout)
                 ):
                     self.recorder.retried += self.recorder.counts(started)
                     continue
                 self.recorder.error(started, kind, f"{method} {url}: {type(error).__name__}")
                 return None
-            finally:
-                self.client.cookies.clear()  # each member's cookies are in its own headers
         elapsed = (time.monotonic() - started) * 1000
         if kind == "poll":
             kind = "poll 204" if response.status_code == 204 else "poll changed"
@@ -512,19 +511,13 @@ async def measure_lag(recorder: Recorder, stop_at: float) -> None:
 async def generate(tables, port, window, seed, live) -> dict:
     """Play ``tables`` [(index, table)] until the window ends; the raw figures of the requests
     started inside it, with this process's CPU over it."""
-    import httpx
-
     recorder = Recorder()
     recorder.window = window
     # Idle connections are dropped well before the server's keep-alive ends (75 s, README):
     # a request sent on a connection the server is closing at that moment fails, and a POST
-    # is not sent again.
-    limits = httpx.Limits(
-        max_connections=2 * len(tables) + 10, max_keepalive_connections=None, keepalive_expiry=30
-    )
-    async with httpx.AsyncClient(
-        base_url=f"http://127.0.0.1:{port}", timeout=TIMEOUT_SECONDS, limits=limits
-    ) as client:
+    # is not sent again. The pool needs no limit: a member has one request out at a time.
+    client = capacity_http.Client(port, timeout=TIMEOUT_SECONDS, keepalive=KEEPALIVE_SECONDS)
+    async with client:
         people = [
             # A person's choices depend on the seed, the table and the seat only, not on how
             # the tables are shared between the generator processes.
@@ -675,7 +668,7 @@ def populate(count: int) -> list[Table]:
     )
     from django.contrib.auth.hashers import make_password
 
-    from games import actions, registry
+    from games import registry, writes
     from games.models import RuleVariant
 
     if not settings.SESSION_ENGINE.endswith((".db", ".cached_db")):
@@ -696,8 +689,8 @@ def populate(count: int) -> list[Table]:
     for index in range(count):
         game = keys[index % len(keys)]
         first, second = users[2 * index], users[2 * index + 1]
-        match = actions.create_match(first, variants[game], 2, ["open"])
-        actions.join_match(match.pk, second)
+        match = writes.create_match(first, variants[game], 2, ["open"])
+        writes.join_match(match.pk, second)
         tables.append(Table(game, variants[game].pk, members[2 * index : 2 * index + 2], match.pk))
     return tables
 

@@ -71,7 +71,7 @@ def clock_rules(game: str):
 def accuracy(rng: random.Random) -> tuple[float, float, int]:
     """Play ``MOVES`` moves; the worst error of any seat's clock after any move, and the error of
     all clocks together over the whole run (both in ms), and the moves played."""
-    from games import actions
+    from games import writes
 
     rules = clock_rules("schotten_totten")
     budget = 10 * 60_000
@@ -82,7 +82,7 @@ def accuracy(rng: random.Random) -> tuple[float, float, int]:
     total_real = 0.0
     while played < MOVES:
         users = members(2, "acc")
-        match = actions.start_match_for(users, rules)
+        match = writes.start_match_for(users, rules)
         # Real time each seat has been awaited, and the increments it earned.
         awaited_ms = [0.0, 0.0]
         moves_by = [0, 0]
@@ -95,7 +95,7 @@ def accuracy(rng: random.Random) -> tuple[float, float, int]:
             move = rng.choice(engine.legal_moves(state, seat))
             time.sleep(rng.uniform(0, 0.030))  # the member thinks
             before = time.time()
-            result = actions.play_move(match.pk, users[seat], move.code, match.version)
+            result = writes.play_move(match.pk, users[seat], move.code, match.version)
             after = time.time()
             match = result.match
             # The server read its clock somewhere between before and after: take the middle.
@@ -118,14 +118,14 @@ def build_matches(rng: random.Random):
     (started through the actions, so ending them rates them like any match)."""
     from django.utils import timezone
 
-    from games import actions
+    from games import writes
     from games.models import Match, Seat
 
     rules = clock_rules("escoba")
     users = members(2 * EXPIRED + 2, "sweep")
     expired = []
     for i in range(EXPIRED):
-        expired.append(actions.start_match_for(users[2 * i : 2 * i + 2], rules))
+        expired.append(writes.start_match_for(users[2 * i : 2 * i + 2], rules))
     now = timezone.now()
     Match.objects.filter(pk__in=[m.pk for m in expired]).update(
         clock_turn_started=now - timedelta(minutes=11),

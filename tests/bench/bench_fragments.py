@@ -52,20 +52,20 @@ TABLES = [
 
 
 def new_match(game: str, members: list):
-    from games import actions
+    from games import writes
     from games.models import Match, RuleVariant
 
     rules = RuleVariant.objects.get(game=game, slug="standard")
-    match = actions.create_match(members[0], rules, len(members), ["open"] * (len(members) - 1))
+    match = writes.create_match(members[0], rules, len(members), ["open"] * (len(members) - 1))
     for member in members[1:]:
-        actions.join_match(match.pk, member)
+        writes.join_match(match.pk, member)
     return Match.objects.get(pk=match.pk)
 
 
 def next_move(match, members, rng):
     """Play one random legal move; the match, a seat that did not move and the version its page
     still shows. ``None`` once the match is over."""
-    from games import actions
+    from games import writes
     from games.models import Match
 
     match = Match.objects.get(pk=match.pk)
@@ -74,7 +74,7 @@ def next_move(match, members, rng):
     state = match.engine.load(match.state)
     seat = match.engine.to_move(state)[0]
     code = rng.choice(match.engine.legal_moves(state, seat)).code
-    actions.play_move(match.pk, members[seat], code, match.version)
+    writes.play_move(match.pk, members[seat], code, match.version)
     watcher = (seat + 1) % len(members)
     return watcher, match.version
 

@@ -163,9 +163,9 @@ def measure_latency(label: str, page_server, move_server, users) -> list[float]:
             if move_server is None:
                 # Committed by this process, as the background worker commits bot moves: the
                 # clock starts before the transaction, so it includes the commit itself.
-                from games import actions
+                from games import writes
 
-                actions.play_move(match.pk, mover, code, version)
+                writes.play_move(match.pk, mover, code, version)
                 answered = time.time() * 1000
             else:
                 response = clients[mover.pk].post(

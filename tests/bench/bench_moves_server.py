@@ -49,15 +49,15 @@ def timed(client, method: str, url: str, **kwargs) -> float:
 def run(clients, base: str, game: str, fillers: list[str], users) -> tuple[float, float]:
     """Median ms of the bare view and of the move POST, taking turns, at a new table of
     ``game`` whose other seats are ``fillers`` ("open" seats are taken by the second member)."""
-    from games import actions
+    from games import writes
     from games.models import Match, RuleVariant
 
     rules = RuleVariant.objects.get(game=game, slug="standard")
 
     def new_match():
-        match = actions.create_match(users[0], rules, 1 + len(fillers), fillers)
+        match = writes.create_match(users[0], rules, 1 + len(fillers), fillers)
         if "open" in fillers:
-            actions.join_match(match.pk, users[1])
+            writes.join_match(match.pk, users[1])
         play_bots(match.pk)
         return Match.objects.get(pk=match.pk)
 

@@ -60,7 +60,7 @@ TARGETS = {"lobby, 100 live matches": 3.0, "leaderboard": 4.0, "profile": 4.0}
 def live_matches(member, rivals, count: int, rng: random.Random) -> None:
     """``count`` started matches of ``member`` against ``rivals``: the three games, a third on
     a correspondence clock, a few moves in so that it is the member's turn in some."""
-    from games import actions
+    from games import writes
     from games.models import Clock, Match, RuleVariant
 
     kinds = [("escoba", 2), ("schotten_totten", 2), ("scout", 3)]
@@ -72,16 +72,16 @@ def live_matches(member, rivals, count: int, rng: random.Random) -> None:
         )
         rules.save()
         others = rng.sample(rivals, players - 1)
-        match = actions.create_match(member, rules, players, ["open"] * (players - 1))
+        match = writes.create_match(member, rules, players, ["open"] * (players - 1))
         for other in others:
-            actions.join_match(match.pk, other)
+            writes.join_match(match.pk, other)
         seated = [member, *others]
         for _ in range(rng.randrange(3)):
             match = Match.objects.get(pk=match.pk)
             state = match.engine.load(match.state)
             seat = match.engine.to_move(state)[0]
             code = rng.choice(match.engine.legal_moves(state, seat)).code
-            actions.play_move(match.pk, seated[seat], code, match.version)
+            writes.play_move(match.pk, seated[seat], code, match.version)
     for rules in RuleVariant.objects.filter(slug="standard"):
         rules.clock, rules.clock_days = Clock.NONE, None
         rules.save()

@@ -10,7 +10,7 @@ Run: ``.venv/bin/python -m tests.bench.bench_ratings``. Builds a throw-away SQLi
   production), as wall time and as the request thread's CPU time; the target is checked on the
   CPU time, because on a shared, busy machine the wall time mostly measures the other processes;
 - the queries a rating update adds to the final move of a real match played through
-  ``games.actions`` (the same move run with and without the ratings receiver): target <= 5.
+  ``games.writes`` (the same move run with and without the ratings receiver): target <= 5.
 
 Prints a table and exits 1 if a target is missed. Member activity is skewed (a few members play
 far more than most), because the slowest profile is the busiest member's. For tuning,
@@ -233,15 +233,15 @@ def measure_page(client, url: str) -> tuple[float, float, int, int]:
 
 
 def play_to_last_move(users, rng: random.Random):
-    """A real three-member Scout match played through ``games.actions`` with random legal
+    """A real three-member Scout match played through ``games.writes`` with random legal
     moves, stopped before the move that ends it; returns (match, member to move, that move)."""
-    from games import actions
+    from games import writes
     from games.models import Match, RuleVariant
 
     variant = RuleVariant.objects.get(game="scout", slug="standard")
-    match = actions.create_match(users[0], variant, 3, ["open", "open"])
+    match = writes.create_match(users[0], variant, 3, ["open", "open"])
     for user in users[1:]:
-        actions.join_match(match.pk, user)
+        writes.join_match(match.pk, user)
     by_seat = {seat.index: seat.user for seat in match.seats.all()}
     engine = match.engine
     while True:
@@ -251,7 +251,7 @@ def play_to_last_move(users, rng: random.Random):
         move = rng.choice(engine.legal_moves(state, seat))
         if engine.is_over(engine.apply(state, seat, move)):
             return match, by_seat[seat], move.code
-        actions.play_move(match.pk, by_seat[seat], move.code, match.version)
+        writes.play_move(match.pk, by_seat[seat], move.code, match.version)
 
 
 def measure_final_move(rng: random.Random):
@@ -263,14 +263,14 @@ def measure_final_move(rng: random.Random):
     from django.test.utils import CaptureQueriesContext
 
     from cardclub.ratings.models import MatchResult
-    from cardclub.ratings.signals import on_match_finished
-    from games import actions
-    from games.actions import match_finished
+    from cardclub.ratings.receivers import on_match_finished
+    from games import writes
+    from games.signals import match_finished
 
     def final_move(match, member, code):
         started, started_cpu = time.perf_counter(), time.thread_time()
         with CaptureQueriesContext(connection) as queries:
-            actions.play_move(match.pk, member, code, match.version)
+            writes.play_move(match.pk, member, code, match.version)
         wall = (time.perf_counter() - started) * 1000
         return len(queries.captured_queries), (wall, (time.thread_time() - started_cpu) * 1000)
 

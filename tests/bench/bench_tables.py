@@ -90,10 +90,10 @@ def environ_factory(client):
 
 def play_bots(match_id: int) -> None:
     """Every bot move now awaited at the match, one after the other, as the worker plays them."""
-    from games import actions
+    from games import bot_moves
     from games.models import Match
 
-    while actions.play_bot_move(
+    while bot_moves.play_bot_move(
         match_id, Match.objects.values_list("version", flat=True).get(pk=match_id)
     ):
         pass
@@ -111,14 +111,14 @@ def against_bots(handler, member, bare_environ, game: str, players: int, user):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games import actions
+    from games import writes
     from games.models import Match, RuleVariant
 
     factory, token = member
     rules = RuleVariant.objects.get(game=game, slug="standard")
 
     def new_match():
-        match = actions.create_match(user, rules, players, ["hard"] * (players - 1))
+        match = writes.create_match(user, rules, players, ["hard"] * (players - 1))
         play_bots(match.pk)
         return match
 
@@ -164,7 +164,7 @@ def main() -> int:
         from django.core.handlers.wsgi import WSGIHandler
         from django.test import Client, override_settings
 
-        from games import actions
+        from games import writes
         from games.models import Match, RuleVariant
 
         urls = install_bench_urls()
@@ -173,8 +173,8 @@ def main() -> int:
         rules = RuleVariant.objects.get(game="escoba", slug="standard")
 
         def new_match():
-            match = actions.create_match(users[0], rules, 2, ["open"])
-            actions.join_match(match.pk, users[1])
+            match = writes.create_match(users[0], rules, 2, ["open"])
+            writes.join_match(match.pk, users[1])
             match.refresh_from_db()
             return match
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from games import actions
+from games import writes
 from games.models import Match
 from tests.web.table_helpers import engine_state, start_match
 from tests.web.test_background import DATABASE, _worker_environment
@@ -54,7 +54,7 @@ def test_a_bot_move_made_by_the_worker_is_pushed_to_the_open_page(browser, serve
     match.refresh_from_db()
     state = engine_state(match)
     code = match.engine.legal_moves(state, 0)[0].code
-    actions.play_move(match.pk, alice, code, match.version)
+    writes.play_move(match.pk, alice, code, match.version)
     member_version = Match.objects.get(pk=match.pk).version
 
     expect(page.locator(f'#table[data-version="{member_version + 1}"]')).to_have_count(

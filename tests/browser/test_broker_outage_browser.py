@@ -14,7 +14,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from games import actions
+from games import writes
 from games.models import Match
 from tests.servers import RedisProcess, start_app_server
 from tests.web.table_helpers import engine_state, start_match
@@ -49,7 +49,7 @@ def _move(match_id):
     state = engine_state(match)
     seat = match.engine.to_move(state)[0]
     user = match.seats.get(index=seat).user
-    actions.play_move(match.pk, user, match.engine.legal_moves(state, seat)[0].code, match.version)
+    writes.play_move(match.pk, user, match.engine.legal_moves(state, seat)[0].code, match.version)
     return match.version + 1
 
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from games import actions
+from games import writes
 from games.models import Match
 from tests.web.table_helpers import engine_state, start_match
 
@@ -34,7 +34,7 @@ def _play_for_the_other(match, waiting_user):
         seat = match.engine.to_move(state)[0]
         user = match.seats.get(index=seat).user
         code = match.engine.legal_moves(state, seat)[0].code
-        actions.play_move(match.pk, user, code, match.version)
+        writes.play_move(match.pk, user, code, match.version)
         if user != waiting_user:
             break
     match.refresh_from_db()
@@ -50,7 +50,7 @@ def _wait_until_waiting(match, user):
         if match.seats.get(index=seat).user != user:
             return
         code = match.engine.legal_moves(state, seat)[0].code
-        actions.play_move(match.pk, user, code, match.version)
+        writes.play_move(match.pk, user, code, match.version)
 
 
 def test_a_move_committed_elsewhere_appears_marked_and_announced_and_it_is_your_turn(

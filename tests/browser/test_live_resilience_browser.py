@@ -15,7 +15,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from games import actions
+from games import writes
 from games.models import Match, MoveRecord
 from tests.servers import start_app_server
 from tests.web.table_helpers import engine_state, start_match, variant
@@ -72,7 +72,7 @@ def wait_until_turn_of(match, user):
         mover, state, seat = to_move(match)
         if mover == user:
             return
-        actions.play_move(
+        writes.play_move(
             match.pk, mover, match.engine.legal_moves(state, seat)[0].code, match.version
         )
 
@@ -80,7 +80,7 @@ def wait_until_turn_of(match, user):
 def play_one(match) -> int:
     """One move for whoever is to move, committed as another process would; the new version."""
     mover, state, seat = to_move(match)
-    actions.play_move(match.pk, mover, match.engine.legal_moves(state, seat)[0].code, match.version)
+    writes.play_move(match.pk, mover, match.engine.legal_moves(state, seat)[0].code, match.version)
     match.refresh_from_db()
     return match.version
 
@@ -328,10 +328,10 @@ def test_the_lobby_list_says_it_is_offline_and_catches_up_when_back(
 def test_the_member_who_opened_the_table_gets_the_game_log_live_when_it_starts(
     browser, server, alice, bob
 ):
-    match = actions.create_match(alice, variant("schotten_totten"), 2, ["open"])
+    match = writes.create_match(alice, variant("schotten_totten"), 2, ["open"])
     page, _ = open_table(browser, server, alice, match)
     expect(page.locator("details.game-log-panel")).to_have_count(0)
-    actions.join_match(match.pk, bob)
+    writes.join_match(match.pk, bob)
     panel = page.locator("details.game-log-panel")
     expect(panel).to_have_count(1, timeout=5000)
     expect(page.locator("form.resign-form")).to_have_count(1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from games import actions
+from games import writes
 from games.models import Match
 from tests.web.table_helpers import start_match
 
@@ -19,7 +19,7 @@ def test_an_offer_reaches_the_other_page_and_its_yes_starts_the_new_match_for_bo
     live_server, browser: Browser, alice, bob
 ):
     old = start_match("schotten_totten", [alice, bob])
-    actions.resign(old.pk, alice)
+    writes.resign(old.pk, alice)
     url = live_server.url + old.get_absolute_url()
     alice_page, bob_page = (session_for(browser, live_server.url, u) for u in ("alice", "bob"))
     alice_page.goto(url)

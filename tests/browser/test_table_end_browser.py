@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from games import actions
+from games import writes
 from tests.web.table_helpers import start_match, variant
 
 from .helpers import session_for
@@ -38,9 +38,9 @@ def test_a_resignation_takes_the_live_controls_off_the_other_members_page(
 
 
 def test_the_creators_waiting_page_shows_who_sat_down(live_server, browser: Browser, alice, bob):
-    match = actions.create_match(alice, variant("scout"), 3, ["open", "open"])
+    match = writes.create_match(alice, variant("scout"), 3, ["open", "open"])
     page = session_for(browser, live_server.url, "alice")
     page.goto(live_server.url + match.get_absolute_url())
     expect(page.locator("#seats")).not_to_contain_text("bob")
-    actions.join_match(match.pk, bob)
+    writes.join_match(match.pk, bob)
     expect(page.locator("#seats")).to_contain_text("bob", timeout=10000)

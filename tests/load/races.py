@@ -216,11 +216,11 @@ class Races:
 
     # 1. Five members race for the four free seats of a Scout table.
     def joins(self) -> None:
-        from games import actions
+        from games import writes
         from games.models import Match
 
         creator, *joiners = self.members[:6]
-        match = actions.create_match(self.user(creator), self.variant("scout"), 5, ["open"] * 4)
+        match = writes.create_match(self.user(creator), self.variant("scout"), 5, ["open"] * 4)
         path = f"/play/m/{match.pk}/join/"
         at_once([self.post(m, path) for m in joiners])
         match.refresh_from_db()
@@ -235,12 +235,12 @@ class Races:
 
     # 2. The two members at a table leave at once: it must close, empty.
     def leaves(self) -> None:
-        from games import actions
+        from games import writes
         from games.models import Match
 
         a, b = self.members[:2]
-        match = actions.create_match(self.user(a), self.variant("scout"), 3, ["open", "open"])
-        actions.join_match(match.pk, self.user(b))
+        match = writes.create_match(self.user(a), self.variant("scout"), 3, ["open", "open"])
+        writes.join_match(match.pk, self.user(b))
         path = f"/play/m/{match.pk}/leave/"
         at_once([self.post(m, path) for m in (a, b)])
         match.refresh_from_db()
@@ -255,11 +255,11 @@ class Races:
 
     # 3. The only member at a table leaves while another joins.
     def leave_vs_join(self) -> None:
-        from games import actions
+        from games import writes
         from games.models import Match
 
         a, b = self.members[2:4]
-        match = actions.create_match(self.user(a), self.variant("scout"), 3, ["open", "open"])
+        match = writes.create_match(self.user(a), self.variant("scout"), 3, ["open", "open"])
         at_once(
             [self.post(a, f"/play/m/{match.pk}/leave/"), self.post(b, f"/play/m/{match.pk}/join/")]
         )
@@ -492,12 +492,12 @@ class Races:
     # so each request may make it): one rematch, one new match, both members seated in it.
     def rematches(self) -> None:
         from cardclub.social.models import Rematch
-        from games import actions
+        from games import writes
         from games.models import Match
 
         a, b = self.members[4:6]
         match = self.started("schotten_totten", [a, b])
-        actions.resign(match.pk, self.user(a))
+        writes.resign(match.pk, self.user(a))
         newest = Match.objects.order_by("-pk").values_list("pk", flat=True).first()
         responses = at_once([self.post(m, f"/social/rematch/{match.pk}/") for m in (a, b)])
         made = Match.objects.filter(pk__gt=newest).count()
@@ -515,14 +515,14 @@ class Races:
     # Setting up.
 
     def started(self, game: str, members: list[Member]):
-        from games import actions
+        from games import writes
 
         users = [self.user(m) for m in members]
-        match = actions.create_match(
+        match = writes.create_match(
             users[0], self.variant(game), len(users), ["open"] * (len(users) - 1)
         )
         for user in users[1:]:
-            actions.join_match(match.pk, user)
+            writes.join_match(match.pk, user)
         match.refresh_from_db()
         return match
 

@@ -13,7 +13,7 @@ from datetime import date
 
 from django.urls import reverse
 
-from games import actions, registry
+from games import registry, writes
 from games.models import Match
 
 from .table_helpers import run_bots, start_match, variant
@@ -34,7 +34,7 @@ def play(match: Match, users, moves: int | None = None, seed: int = 1) -> Match:
         state = engine.load(match.state)
         seat = next(s for s in engine.to_move(state) if s in by_seat)
         move = rng.choice(engine.legal_moves(state, seat))
-        actions.play_move(match.pk, by_seat[seat], move.code, match.version)
+        writes.play_move(match.pk, by_seat[seat], move.code, match.version)
         made += 1
     match.refresh_from_db()
     return match
@@ -107,8 +107,8 @@ def club_night(make_member, live_moves: int = 6) -> Night:
             moves=live_moves,
             seed=number + 10,
         )
-    closed = actions.create_match(members[2], variant(registry.game_keys()[0]), 2, ["open"])
-    actions.leave_match(closed.pk, members[2])
+    closed = writes.create_match(members[2], variant(registry.game_keys()[0]), 2, ["open"])
+    writes.leave_match(closed.pk, members[2])
     night.abandoned = Match.objects.get(pk=closed.pk)
     night.season = _season(members)
     return night

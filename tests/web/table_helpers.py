@@ -6,7 +6,7 @@ import re
 
 from django.urls import reverse
 
-from games import actions
+from games import bot_moves, writes
 from games.models import Match, RuleVariant
 
 
@@ -20,14 +20,14 @@ def start_match(game: str, users, slug: str = "standard", fillers=None, deal=Non
     last one sits down)."""
     fillers = list(fillers or [])
     players = len(users) + len(fillers)
-    match = actions.create_match(
+    match = writes.create_match(
         users[0], variant(game, slug), players, ["open"] * (len(users) - 1) + fillers
     )
     if deal is not None:
         assert len(users) > 1, "a table of one member is dealt at once"
         Match.objects.filter(pk=match.pk).update(seed=deal)
     for user in users[1:]:
-        actions.join_match(match.pk, user)
+        writes.join_match(match.pk, user)
     run_bots(match)
     match.refresh_from_db()
     return match
@@ -42,7 +42,7 @@ def run_bots(match: Match) -> int:
     played = 0
     while True:
         version = Match.objects.values_list("version", flat=True).get(pk=match.pk)
-        if not actions.play_bot_move(match.pk, version):
+        if not bot_moves.play_bot_move(match.pk, version):
             return played
         played += 1
 

@@ -15,7 +15,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import actions
+from games import writes
 from games.models import Match, MoveRecord
 
 from .table_helpers import post_move, start_match
@@ -181,7 +181,7 @@ def test_the_seats_inline_shows_no_hand(staff, live):
 
 
 def test_the_secrets_are_shown_once_the_match_is_over(staff, live, alice):
-    actions.resign(live.pk, alice)
+    writes.resign(live.pk, alice)
     live.refresh_from_db()
     assert live.is_over
     page = staff.get(reverse("admin:games_match_change", args=[live.pk])).content.decode()

@@ -21,7 +21,7 @@ from django.utils import timezone
 from django_tasks import default_task_backend
 from django_tasks_db.models import DBTaskResult
 
-from games import actions, tasks
+from games import bot_moves, tasks, turns, writes
 from games.models import Match, MoveRecord
 from tests.conftest import STOP_SIGNALS, signal_handlers_kept
 
@@ -52,7 +52,7 @@ def test_a_move_against_bots_returns_at_once_and_queues_the_bot_move_after_commi
         response = post_move(client_for(alice), match, member_move(match))
     assert response.status_code == 200
     # The other on-commit callback is the live table's push announcement (issue 19).
-    to_bots = [c for c in callbacks if "_hand_to_bots" in c.__qualname__]
+    to_bots = [c for c in callbacks if c.__qualname__.startswith("hand_to_bots.")]
     assert len(to_bots) == 1, "the bot move is queued only once the member's move commits"
     [job] = queued()
     assert job.args == [match.pk, match.version + 1]
@@ -70,7 +70,7 @@ def move_against_paused_bots(match, member, settings, capture_on_commit, pause=0
     settings.TASKS = DUMMY
     settings.BOT_MOVE_PAUSE = pause
     with capture_on_commit(execute=True):
-        actions.play_move(match.pk, member, member_move(match), match.version)
+        writes.play_move(match.pk, member, member_move(match), match.version)
     [think] = queued()
     return think
 
@@ -89,7 +89,7 @@ def test_the_bot_thinks_at_once_and_its_move_is_written_after_the_pause(
     [write] = queued("commit_bot_move")
     assert write.task.run_after == match.updated_at + timedelta(seconds=0.4)
     # The chosen move is not in the task: its arguments are kept, and shown in the task admin.
-    chosen = actions.choose_bot_move(match.pk, match.version)
+    chosen = bot_moves.choose_bot_move(match.pk, match.version)
     assert write.args == [match.pk, match.version, chosen.seat]
     assert write.task.call(*write.args) is True
     assert MoveRecord.objects.filter(match=match).latest("seq").code == chosen.code
@@ -109,7 +109,7 @@ def test_a_commit_that_finds_no_chosen_move_chooses_the_same_one_again(
         match, alice, settings, django_capture_on_commit_callbacks, pause=60
     )
     assert think.task.call(*think.args) is True
-    first_choice = actions.choose_bot_move(*think.args).code
+    first_choice = bot_moves.choose_bot_move(*think.args).code
     cache.clear()
     [write] = queued("commit_bot_move")
     assert write.task.call(*write.args) is True
@@ -143,31 +143,31 @@ def test_a_bot_moves_with_the_cache_down(alice, settings, django_capture_on_comm
 
 @pytest.mark.django_db
 def test_a_stale_bot_move_is_not_written(alice, bob):
-    match = actions.create_match(alice, variant("scout"), 3, ["open", "easy"])
-    actions.join_match(match.pk, bob)
+    match = writes.create_match(alice, variant("scout"), 3, ["open", "easy"])
+    writes.join_match(match.pk, bob)
     match.refresh_from_db()
-    chosen = actions.choose_bot_move(match.pk, match.version)
+    chosen = bot_moves.choose_bot_move(match.pk, match.version)
     assert chosen is not None  # the hand decision: everybody at once, the bot too
     state = match.engine.load(match.state)
     member = next(i for i in match.engine.to_move(state) if i != chosen.seat)
     user = alice if member == 0 else bob
     code = match.engine.legal_moves(state, member)[0].code
-    actions.play_move(match.pk, user, code, match.version)
+    writes.play_move(match.pk, user, code, match.version)
     moves = MoveRecord.objects.filter(match=match).count()
-    assert actions.commit_bot_move(match.pk, chosen.version, chosen.seat, chosen.code) is False
+    assert bot_moves.commit_bot_move(match.pk, chosen.version, chosen.seat, chosen.code) is False
     assert MoveRecord.objects.filter(match=match).count() == moves
 
 
 @pytest.mark.django_db
 def test_each_bot_move_is_its_own_version_with_its_own_record(alice):
     match = start_match("escoba", [alice], fillers=["easy", "easy"])
-    actions.play_move(match.pk, alice, member_move(match), match.version)
+    writes.play_move(match.pk, alice, member_move(match), match.version)
     version = match.version + 1
-    assert actions.play_bot_move(match.pk, version) is True
+    assert bot_moves.play_bot_move(match.pk, version) is True
     assert Match.objects.get(pk=match.pk).version == version + 1
-    assert actions.play_bot_move(match.pk, version + 1) is True
+    assert bot_moves.play_bot_move(match.pk, version + 1) is True
     assert Match.objects.get(pk=match.pk).version == version + 2
-    assert actions.play_bot_move(match.pk, version + 2) is False, "the member is to move"
+    assert bot_moves.play_bot_move(match.pk, version + 2) is False, "the member is to move"
     seats = list(MoveRecord.objects.filter(match=match).order_by("seq").values_list("seat"))
     assert seats[-3:] == [(0,), (1,), (2,)]
 
@@ -175,7 +175,7 @@ def test_each_bot_move_is_its_own_version_with_its_own_record(alice):
 @pytest.mark.django_db
 def test_a_bot_task_run_twice_moves_once(alice):
     match = start_match("escoba", [alice], fillers=["easy", "easy"])
-    actions.play_move(match.pk, alice, member_move(match), match.version)
+    writes.play_move(match.pk, alice, member_move(match), match.version)
     version = match.version + 1
     moves = MoveRecord.objects.filter(match=match).count()
     assert tasks.play_bot_move.call(match.pk, version) is True
@@ -189,21 +189,21 @@ def test_two_workers_on_the_same_version_make_one_move(alice, monkeypatch):
     """The second worker thinks while the first commits: under the lock it finds the version
     moved on and writes nothing."""
     match = start_match("escoba", [alice], fillers=["hard", "hard"])
-    actions.play_move(match.pk, alice, member_move(match), match.version)
+    writes.play_move(match.pk, alice, member_move(match), match.version)
     version = match.version + 1
-    think = actions._bot_move
+    think = bot_moves._bot_move
     raced = []
 
     def think_while_the_other_worker_commits(match, seats):
         choice = think(match, seats)
         if not raced:
             raced.append("racing")
-            raced[0] = actions.play_bot_move(match.pk, version)
+            raced[0] = bot_moves.play_bot_move(match.pk, version)
         return choice
 
-    monkeypatch.setattr(actions, "_bot_move", think_while_the_other_worker_commits)
+    monkeypatch.setattr(bot_moves, "_bot_move", think_while_the_other_worker_commits)
     moves = MoveRecord.objects.filter(match=match).count()
-    assert actions.play_bot_move(match.pk, version) is False
+    assert bot_moves.play_bot_move(match.pk, version) is False
     assert raced == [True]
     assert MoveRecord.objects.filter(match=match).count() == moves + 1
     assert Match.objects.get(pk=match.pk).version == version + 1
@@ -214,7 +214,7 @@ def test_a_worker_killed_mid_move_changes_nothing_and_the_sweep_finishes_the_tur
     alice, settings, monkeypatch, django_capture_on_commit_callbacks
 ):
     match = start_match("escoba", [alice], fillers=["easy", "easy"])
-    actions.play_move(match.pk, alice, member_move(match), match.version)
+    writes.play_move(match.pk, alice, member_move(match), match.version)
     version = match.version + 1
     moves = MoveRecord.objects.filter(match=match).count()
 
@@ -222,9 +222,9 @@ def test_a_worker_killed_mid_move_changes_nothing_and_the_sweep_finishes_the_tur
         raise SystemExit("worker killed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(actions, "_store", killed)
+        patch.setattr(turns, "store", killed)
         with pytest.raises(SystemExit):
-            actions.play_bot_move(match.pk, version)
+            bot_moves.play_bot_move(match.pk, version)
     assert MoveRecord.objects.filter(match=match).count() == moves
     assert Match.objects.get(pk=match.pk).version == version
 
@@ -264,7 +264,7 @@ def test_a_bot_keeps_to_the_moves_of_its_seat_and_the_log_replays(alice):
         seat = next(iter(match.engine.to_move(state)))
         assert seat == 0
         code = match.engine.legal_moves(state, 0)[0].code
-        actions.play_move(match.pk, alice, code, match.version)
+        writes.play_move(match.pk, alice, code, match.version)
         run_bots(match)
     match.refresh_from_db()
     assert match.engine.dump(match.replay()) == match.state
@@ -276,7 +276,7 @@ def test_the_database_backend_worker_plays_the_bots_through_its_queue(alice, set
     settings.TASKS = DATABASE
     match = start_match("escoba", [alice], fillers=["easy", "easy"])
     call_command("db_worker", batch=True, startup_delay=False, reload=False, verbosity=0)
-    actions.play_move(match.pk, alice, member_move(match), match.version)
+    writes.play_move(match.pk, alice, member_move(match), match.version)
     assert DBTaskResult.objects.filter(status="READY").count() == 1
     call_command("db_worker", batch=True, startup_delay=False, reload=False, verbosity=0)
     match.refresh_from_db()
@@ -329,7 +329,7 @@ def test_a_real_worker_process_plays_every_bot_move_after_a_pause(alice, setting
     )
     try:
         # Not start_match: its run_bots would play the first bot moves here, with no pause.
-        match = actions.create_match(alice, variant("escoba"), 3, ["hard", "easy"])
+        match = writes.create_match(alice, variant("escoba"), 3, ["hard", "easy"])
         for _ in range(3):
             deadline = time.monotonic() + 30
             while True:
@@ -340,7 +340,7 @@ def test_a_real_worker_process_plays_every_bot_move_after_a_pause(alice, setting
                 assert time.monotonic() < deadline, "the worker did not play the bots"
                 time.sleep(0.05)
             code = match.engine.legal_moves(state, 0)[0].code
-            actions.play_move(match.pk, alice, code, match.version)
+            writes.play_move(match.pk, alice, code, match.version)
     finally:
         worker.terminate()
         worker.wait(10)

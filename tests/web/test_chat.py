@@ -11,8 +11,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from cardclub.chat.models import Message
-from games import actions as game_actions
-from games import push
+from games import push, writes
 from games.models import Match
 
 from .table_helpers import start_match
@@ -216,7 +215,7 @@ def test_posting_faster_than_the_limit_is_refused_with_a_message(
 def test_chat_stays_open_after_the_end_but_an_abandoned_table_refuses(
     client_for, match, alice, bob
 ):
-    game_actions.resign(match.pk, alice)
+    writes.resign(match.pk, alice)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     assert "chat-errors" not in post(client_for(bob), match, "buena partida").content.decode()

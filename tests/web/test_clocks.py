@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cardclub.ratings.models import MatchResult, Rating
-from games import actions, registry, tasks
+from games import registry, tasks, timeouts, writes
+from games.locking import ActionError
 from games.models import Clock, Match, RuleVariant, Seat
 from games.signals import match_timed_out
 
@@ -70,13 +71,13 @@ def play_first(match, users):
     """The seat to move plays its first legal move; returns that seat."""
     seat, state = mover(match)
     code = match.engine.legal_moves(state, seat)[0].code
-    actions.play_move(match.pk, users[seat], code, match.version)
+    writes.play_move(match.pk, users[seat], code, match.version)
     match.refresh_from_db()
     return seat
 
 
 @pytest.fixture
-def timeouts():
+def heard_time_outs():
     heard = []
 
     def listen(sender, match, seats, **kwargs):
@@ -152,7 +153,7 @@ def test_a_match_without_a_clock_has_no_deadline(alice, bob):
 
 def test_a_league_fixture_match_copies_the_clock_too(alice, bob):
     rules = correspondence(days=3)
-    match = actions.start_match_for([alice, bob], rules)
+    match = writes.start_match_for([alice, bob], rules)
     assert match.clock == Clock.CORRESPONDENCE and match.clock_days == 3
     assert match.clock_deadline is not None
 
@@ -161,7 +162,7 @@ def test_a_league_fixture_match_copies_the_clock_too(alice, bob):
 
 
 def test_in_a_two_player_match_the_worker_ends_it_and_the_other_member_wins(
-    frozen, alice, bob, timeouts, django_capture_on_commit_callbacks
+    frozen, alice, bob, heard_time_outs, django_capture_on_commit_callbacks
 ):
     live(minutes=1, increment=0)
     match = start_match("escoba", [alice, bob])
@@ -176,14 +177,14 @@ def test_in_a_two_player_match_the_worker_ends_it_and_the_other_member_wins(
     assert not seats[1 - late].timed_out and seats[1 - late].rank == 1
     assert match.clock_left[late] == 0
     assert match.clock_deadline is None
-    assert timeouts == [(match.pk, [late])]
+    assert heard_time_outs == [(match.pk, [late])]
     # Ratings follow, as for any result: match_finished was sent.
     assert Rating.objects.filter(game="escoba", games=1).count() == 2
     assert MatchResult.objects.filter(match_id=match.pk).count() == 2
 
 
 def test_playing_in_pairs_the_pair_of_the_member_out_of_time_loses(
-    frozen, make_member, timeouts, django_capture_on_commit_callbacks
+    frozen, make_member, heard_time_outs, django_capture_on_commit_callbacks
 ):
     live(slug="por-parejas", minutes=2, increment=0)
     users = [make_member(name) for name in ("ana", "ben", "cora", "dan")]
@@ -191,16 +192,16 @@ def test_playing_in_pairs_the_pair_of_the_member_out_of_time_loses(
     late, _state = mover(match)
     frozen.advance(minutes=3)
     with django_capture_on_commit_callbacks(execute=True):
-        assert actions.time_out(match.pk)
+        assert timeouts.time_out(match.pk)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     ranks = {s.index: s.rank for s in match.seats.all()}
     assert ranks == {i: 2 if i % 2 == late % 2 else 1 for i in range(4)}
-    assert timeouts == [(match.pk, [late])]
+    assert heard_time_outs == [(match.pk, [late])]
 
 
 def test_in_scout_with_four_the_match_goes_on_with_an_easy_bot_and_the_member_ranks_last(
-    frozen, make_member, timeouts, django_capture_on_commit_callbacks
+    frozen, make_member, heard_time_outs, django_capture_on_commit_callbacks
 ):
     live(game="scout", minutes=5, increment=0)
     users = [make_member(name) for name in ("ana", "ben", "cora", "dan")]
@@ -220,7 +221,7 @@ def test_in_scout_with_four_the_match_goes_on_with_an_easy_bot_and_the_member_ra
     late = match.seats.get(index=1)
     assert late.timed_out and late.user.username == "ben" and late.plays_as_bot == "easy"
     assert match.clock_left[1] is None
-    assert timeouts == [(match.pk, [1])]
+    assert heard_time_outs == [(match.pk, [1])]
     # Ben may no longer move; the others play on and the bot plays his seat.
     moves = 0
     while match.status == Match.Status.PLAYING and moves < 2000:
@@ -231,7 +232,7 @@ def test_in_scout_with_four_the_match_goes_on_with_an_easy_bot_and_the_member_ra
         state = engine_state(match)
         seat = next(i for i in match.engine.to_move(state) if i != 1)
         code = match.engine.legal_moves(state, seat)[0].code
-        actions.play_move(match.pk, users[seat], code, match.version)
+        writes.play_move(match.pk, users[seat], code, match.version)
         match.refresh_from_db()
         moves += 1
     assert match.status == Match.Status.FINISHED
@@ -253,8 +254,8 @@ def test_a_timed_out_member_cannot_move_for_the_bot(frozen, make_member):
     match.refresh_from_db()
     state = engine_state(match)
     code = match.engine.legal_moves(state, 1)[0].code if 1 in match.engine.to_move(state) else "x"
-    with pytest.raises(actions.ActionError, match=ON_TIME):
-        actions.play_move(match.pk, users[1], code, match.version)
+    with pytest.raises(ActionError, match=ON_TIME):
+        writes.play_move(match.pk, users[1], code, match.version)
 
 
 def test_the_sweep_ends_expired_matches_and_leaves_the_others(frozen, alice, bob, charlie):
@@ -263,7 +264,7 @@ def test_the_sweep_ends_expired_matches_and_leaves_the_others(frozen, alice, bob
     frozen.advance(seconds=50)
     fresh = start_match("escoba", [alice, charlie])
     frozen.advance(seconds=15)
-    assert list(actions.expired_matches()) == [(expiring.pk, expiring.version)]
+    assert list(timeouts.expired_matches()) == [(expiring.pk, expiring.version)]
     assert tasks.sweep_clocks.call() == 1
     expiring.refresh_from_db()
     fresh.refresh_from_db()
@@ -323,7 +324,7 @@ def test_a_sweep_that_lost_the_race_to_a_move_changes_nothing(frozen, alice, bob
     seen = match.version
     play_first(match, [alice, bob])
     frozen.advance(seconds=2)
-    assert actions.time_out(match.pk, seen) is False
+    assert timeouts.time_out(match.pk, seen) is False
     match.refresh_from_db()
     assert match.status == Match.Status.PLAYING
     assert not match.seats.filter(timed_out=True).exists()
@@ -338,11 +339,11 @@ def test_a_time_out_is_applied_once_whoever_finds_it_and_the_late_move_changes_n
     code = match.engine.legal_moves(state, late)[0].code
     frozen.advance(seconds=61)
     version = match.version
-    assert actions.time_out(match.pk, version) is True
+    assert timeouts.time_out(match.pk, version) is True
     # A second worker with the same finding, and the late member's move, both find it done.
-    assert actions.time_out(match.pk, version) is False
-    with pytest.raises(actions.ActionError):
-        actions.play_move(match.pk, [alice, bob][late], code, version)
+    assert timeouts.time_out(match.pk, version) is False
+    with pytest.raises(ActionError):
+        writes.play_move(match.pk, [alice, bob][late], code, version)
     match.refresh_from_db()
     assert match.version == version + 1
     assert MatchResult.objects.filter(match_id=match.pk).count() == 2
@@ -598,7 +599,7 @@ def test_seats_deciding_at_once_each_run_on_their_own_time(frozen, make_member):
         frozen.advance(seconds=wait)
         state = engine_state(match)
         code = match.engine.legal_moves(state, seat)[0].code
-        actions.play_move(match.pk, users[seat], code, match.version)
+        writes.play_move(match.pk, users[seat], code, match.version)
         match.refresh_from_db()
     assert match.clock_left[0] == 5 * MINUTE - 10_000 + 2000
     assert match.clock_left[1] == 5 * MINUTE - 20_000 + 2000

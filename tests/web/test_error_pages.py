@@ -12,7 +12,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import Client
 from django.urls import reverse
 
-from games import actions
+from games import writes
 from games.models import Match
 
 from .table_helpers import variant
@@ -129,7 +129,7 @@ def test_input_no_database_could_look_up_is_never_a_500(alice_client, method, ur
 )
 def test_form_fields_no_database_could_store_are_never_a_500(alice_client, alice, url, data):
     if "/m/1/" in url:
-        match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+        match = writes.create_match(alice, variant("escoba"), 2, ["open"])
         url = url.replace("/m/1/", f"/m/{match.pk}/")
     response = alice_client.post(url, data)
     assert response.status_code in (200, 302, 400, 404)
@@ -153,7 +153,7 @@ def test_the_rules_page_ignores_a_variant_that_is_not_a_number(client):
 
 
 def test_a_match_id_still_reverses_and_resolves(alice):
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"])
     assert reverse("games:match", args=[match.pk]) == f"/play/m/{match.pk}/"
     assert Match.objects.get(pk=match.pk)
 

@@ -150,11 +150,11 @@ def test_a_live_match_cannot_be_downloaded_its_seed_is_secret(alice, bob, client
 
 
 def test_an_abandoned_table_says_what_happened(alice, client_for):
-    from games import actions
+    from games import writes
 
     from .table_helpers import variant
 
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
-    actions.leave_match(match.pk, alice)
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"])
+    writes.leave_match(match.pk, alice)
     page = client_for(alice).get(match.get_absolute_url()).content.decode()
     assert "abandon" in page.lower()  # main words it: "This table was abandoned"

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from games import actions
+from games import writes
 from games.models import RuleVariant
 
 from .table_helpers import variant
@@ -95,7 +95,7 @@ def test_an_invalid_combination_cannot_be_saved(admin_client):
 
 def test_house_rules_used_by_a_match_cannot_be_deleted(admin_client, alice):
     rules = variant("escoba", "renuncio")
-    actions.create_match(alice, rules, 2, ["open"])
+    writes.create_match(alice, rules, 2, ["open"])
     admin_client.post(reverse("admin:games_rulevariant_delete", args=[rules.pk]), {"post": "yes"})
     assert RuleVariant.objects.filter(pk=rules.pk).exists()
 

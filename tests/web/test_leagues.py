@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from cardclub.leagues import actions
 from cardclub.leagues.models import Fixture, League, LeagueError, ResultChange, Season
-from games import actions as game_actions
+from games import writes
 from games.models import Match
 from tests.web.table_helpers import variant
 
@@ -261,7 +261,7 @@ def test_the_admin_sets_a_rounds_start_time(admin_client, running):
 def test_a_fixture_match_that_finishes_updates_the_standings(client_for, running, alice):
     fixture = start_by_ready(my_fixture(running, alice).pk)
     opponent = fixture.seats.exclude(user=alice).get().user
-    game_actions.resign(fixture.match.pk, alice)
+    writes.resign(fixture.match.pk, alice)
     fixture.refresh_from_db()
     assert fixture.status == Fixture.Status.PLAYED
     table = rows(client_for(alice), running)
@@ -272,13 +272,13 @@ def test_a_fixture_match_that_finishes_updates_the_standings(client_for, running
 
 
 def test_a_match_outside_any_league_leaves_the_standings_alone(alice, bob, running):
-    match = game_actions.start_match_for([alice, bob], variant("schotten_totten"))
-    game_actions.resign(match.pk, alice)
+    match = writes.start_match_for([alice, bob], variant("schotten_totten"))
+    writes.resign(match.pk, alice)
     assert not Fixture.objects.filter(status=Fixture.Status.PLAYED).exists()
 
 
 def test_start_match_for_seats_members_in_the_order_given_and_starts(alice, bob):
-    match = game_actions.start_match_for([bob, alice], variant("schotten_totten"))
+    match = writes.start_match_for([bob, alice], variant("schotten_totten"))
     assert match.status == Match.Status.PLAYING
     assert [s.user for s in match.seats.order_by("index")] == [bob, alice]
     assert match.rated and match.state is not None
@@ -297,7 +297,7 @@ def test_a_played_fixture_links_to_its_replay_and_the_crosstable_shows_it(
     client_for, running, alice
 ):
     fixture = start_by_ready(my_fixture(running, alice).pk)
-    game_actions.resign(fixture.match.pk, alice)
+    writes.resign(fixture.match.pk, alice)
     html = client_for(alice).get(reverse("leagues:season", args=[running.pk])).content.decode()
     assert reverse("games:replay", args=[fixture.match.pk]) in html
     assert 'id="crosstable"' in html
@@ -312,7 +312,7 @@ def test_the_season_page_query_count_is_pinned(
             running.save()
             member = fixture.seats.first().user
             started = start_by_ready(fixture.pk)
-            game_actions.resign(started.match.pk, member)
+            writes.resign(started.match.pk, member)
     client = client_for(alice)
     with django_assert_max_num_queries(10):
         client.get(reverse("leagues:season", args=[running.pk]))
@@ -351,7 +351,7 @@ def test_a_double_forfeit_gives_nobody_points(client_for, running, alice):
 
 def test_a_played_fixtures_result_cannot_be_overwritten_by_a_forfeit(running, alice):
     fixture = start_by_ready(my_fixture(running, alice).pk)
-    game_actions.resign(fixture.match.pk, alice)
+    writes.resign(fixture.match.pk, alice)
     fixture.refresh_from_db()
     with pytest.raises(LeagueError):
         fixture.record_forfeit({0})
@@ -442,7 +442,7 @@ def test_table_seasons_seat_several_members_and_rank_points_by_place(make_member
     fixture = first.fixtures.get()
     seated = [s.user for s in fixture.seats.order_by("index")]
     started = start_by_ready(fixture.pk)
-    game_actions.resign(started.match.pk, seated[0])
+    writes.resign(started.match.pk, seated[0])
     table = rows(client_for(seated[1]), season)
     assert table[seated[0].username].points == 0
     assert table[seated[1].username].points == 2  # shared first of three: 2/1/0

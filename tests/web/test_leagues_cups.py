@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 from django.urls import reverse
 
+from cardclub.leagues import live
 from cardclub.leagues.models import Fixture, LeagueError, Season, Tie
 from cardclub.ratings.models import Rating
 
@@ -107,7 +108,7 @@ def test_a_best_of_three_tie_alternates_the_first_seat_and_plays_a_draw_again(le
     assert Season.objects.get(pk=season.pk).status == Season.Status.FINISHED
 
 
-def test_the_bracket_page_shows_every_round_and_refreshes_itself_while_the_cup_runs(
+def test_the_bracket_page_shows_every_round_and_is_live_while_the_cup_runs(
     english_client_for, league, six
 ):
     season = cup(league, six)
@@ -121,7 +122,11 @@ def test_the_bracket_page_shows_every_round_and_refreshes_itself_while_the_cup_r
         "Semi-finals",
         "Final",
     ]
-    assert 'hx-trigger="every 15s"' in html and 'id="standings"' not in html
+    # Live through its push stream (tests/web/test_leagues_cups_live.py); the test client is
+    # no ASGI server, so the page names no stream and live.js polls every 15 s instead.
+    assert 'data-live="bracket" data-poll-ms="15000"' in html and 'id="standings"' not in html
+    assert 'hx-trigger="cardclub:update"' in html and "data-stream-url" not in html
+    assert f'data-version="{live.stamp_now(season.pk)}"' in html
     fragment = client.get(url, {"part": "bracket"}, headers={"hx-request": "true"})
     body = fragment.content.decode()
     assert body.lstrip().startswith('<div id="bracket"') and "<html" not in body

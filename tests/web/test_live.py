@@ -14,7 +14,7 @@ from django.test import AsyncClient
 from django.urls import reverse
 
 from cardclub.accounts.models import Preferences
-from games import actions, push
+from games import push, writes
 from games.streams import LiveStreams
 from tests.servers import run_in_new_loop
 
@@ -108,15 +108,15 @@ def test_joining_leaving_and_resigning_are_announced(
 ):
     if action == "resign":
         match = start_match("schotten_totten", [alice, bob])
-        run = lambda: actions.resign(match.pk, alice)  # noqa: E731
+        run = lambda: writes.resign(match.pk, alice)  # noqa: E731
     else:
-        match = actions.create_match(alice, variant("scout", "standard"), 3, ["open", "open"])
+        match = writes.create_match(alice, variant("scout", "standard"), 3, ["open", "open"])
         if action == "leave":
-            actions.join_match(match.pk, bob)
+            writes.join_match(match.pk, bob)
         run = (
-            (lambda: actions.join_match(match.pk, charlie))
+            (lambda: writes.join_match(match.pk, charlie))
             if action == "join"
-            else (lambda: actions.leave_match(match.pk, bob))
+            else (lambda: writes.leave_match(match.pk, bob))
         )
     with django_capture_on_commit_callbacks(execute=True):
         run()
@@ -295,7 +295,7 @@ def test_under_asgi_a_live_match_opens_a_stream_and_a_finished_one_does_not(alic
     match = start_match("schotten_totten", [alice, bob])
     live = reverse("games:live", args=[match.pk])
     assert f'data-stream-url="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
-    actions.resign(match.pk, alice)
+    writes.resign(match.pk, alice)
     # While it offers "Play again" the finished match hears the answers; after that, nothing.
     assert f'data-stream-url="{live}"' in run_async(_asgi_get(bob, match.get_absolute_url()))
     settings.REMATCH_WITHIN = 0

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.test import AsyncClient
 from django.urls import reverse
 
-from games import actions
+from games import writes
 from tests.servers import run_in_new_loop
 
 from .table_helpers import post_move, start_match, variant
@@ -31,12 +31,12 @@ def _poll(client, match, version, status):
 def test_the_member_who_opened_the_table_gets_the_game_log_when_the_match_starts(
     alice, bob, client_for
 ):
-    match = actions.create_match(alice, variant("schotten_totten"), 2, ["open"])
+    match = writes.create_match(alice, variant("schotten_totten"), 2, ["open"])
     client = client_for(alice)
     page = client.get(match.get_absolute_url()).content.decode()
     assert 'id="game-log-panel"' in page and LOG_PANEL not in page
     waiting = match.version
-    actions.join_match(match.pk, bob)
+    writes.join_match(match.pk, bob)
     fragment = _poll(client, match, waiting, "open")
     panel = re.search(
         r'<div id="game-log-panel" hx-swap-oob="true">.*?</div>\s*</details>', fragment, re.S

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import override
 
-from games import actions, views
+from games import timeouts, views, writes
 from games.models import Clock, Match, Seat, summary_of
 
 from .table_helpers import engine_state, run_bots, start_match, variant
@@ -54,31 +54,31 @@ def play_first_legal(match: Match, users) -> None:
     state = engine_state(match)
     seat = match.engine.to_move(state)[0]
     code = match.engine.legal_moves(state, seat)[0].code
-    actions.play_move(match.pk, users[seat], code, Match.objects.get(pk=match.pk).version)
+    writes.play_move(match.pk, users[seat], code, Match.objects.get(pk=match.pk).version)
 
 
 def test_a_new_table_is_created_with_its_seats_in_the_summary(alice):
-    match = actions.create_match(alice, variant("scout"), 3, ["open", "easy"])
+    match = writes.create_match(alice, variant("scout"), 3, ["open", "easy"])
     match = assert_summary_follows(match)
     assert names(match) == ["alice", "free seat", "Easy bot 3"]
     assert awaited(match) == []
 
 
 def test_joining_and_leaving_change_the_summary(alice, bob, charlie):
-    match = actions.create_match(alice, variant("scout"), 3, ["open", "open"])
-    actions.join_match(match.pk, bob)
+    match = writes.create_match(alice, variant("scout"), 3, ["open", "open"])
+    writes.join_match(match.pk, bob)
     assert names(assert_summary_follows(match)) == ["alice", "bob", "free seat"]
-    actions.leave_match(match.pk, bob)
+    writes.leave_match(match.pk, bob)
     assert names(assert_summary_follows(match)) == ["alice", "free seat", "free seat"]
-    actions.leave_match(match.pk, alice)
+    writes.leave_match(match.pk, alice)
     match = assert_summary_follows(match)
     assert match.status == Match.Status.ABANDONED
     assert names(match) == ["free seat"] * 3
 
 
 def test_the_start_and_every_move_write_whose_turn_it_is(alice, bob):
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
-    actions.join_match(match.pk, bob)
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"])
+    writes.join_match(match.pk, bob)
     match = assert_summary_follows(match)
     assert match.status == Match.Status.PLAYING
     assert awaited(match) == list(match.engine.to_move(engine_state(match)))
@@ -108,7 +108,7 @@ def test_a_match_played_to_its_end_stores_the_scores_and_ranks(alice):
 
 def test_a_resignation_stores_the_ranks(alice, bob):
     match = start_match("escoba", [alice, bob])
-    actions.resign(match.pk, bob)
+    writes.resign(match.pk, bob)
     match = assert_summary_follows(match)
     assert [s.rank for s in match.summary_seats()] == [1, 2]
     assert awaited(match) == []
@@ -122,7 +122,7 @@ def test_a_time_out_stores_the_result(alice, bob):
     late = awaited(Match.objects.get(pk=match.pk))[0]
     later = timezone.now() + timedelta(minutes=2)
     with mock.patch("django.utils.timezone.now", lambda: later):
-        assert actions.time_out(match.pk)
+        assert timeouts.time_out(match.pk)
     match = assert_summary_follows(match)
     assert match.status == Match.Status.FINISHED
     assert {s.index: s.rank for s in match.summary_seats()} == {late: 2, 1 - late: 1}
@@ -140,9 +140,9 @@ def test_the_migration_summarises_the_matches_stored_before_it_and_closes_the_en
     alice, bob, charlie
 ):
     playing = start_match("escoba", [alice, bob])
-    waiting = actions.create_match(charlie, variant("scout"), 3, ["open", "hard"])
+    waiting = writes.create_match(charlie, variant("scout"), 3, ["open", "hard"])
     over = start_match("escoba", [alice, charlie])
-    actions.resign(over.pk, charlie)
+    writes.resign(over.pk, charlie)
     Match.objects.update(summary=[])
     Seat.objects.update(live=True)
     migration = importlib.import_module("games.migrations.0008_match_summary")
@@ -160,9 +160,9 @@ def test_the_lobby_shows_seats_turns_house_rules_and_results_from_the_summary(
     alice, bob, charlie, client_for
 ):
     playing = start_match("escoba", [alice, bob])
-    waiting = actions.create_match(charlie, variant("scout"), 3, ["open", "easy"])
+    waiting = writes.create_match(charlie, variant("scout"), 3, ["open", "easy"])
     over = start_match("escoba", [alice, bob])
-    actions.resign(over.pk, bob)
+    writes.resign(over.pk, bob)
     my_turn = awaited(Match.objects.get(pk=playing.pk)) == [0]
     # Nothing the lists show comes from the seats or the state any more: clear them.
     Match.objects.filter(pk__in=[playing.pk, waiting.pk, over.pk]).update(state=None)
@@ -200,7 +200,7 @@ def test_the_lobby_costs_the_same_queries_with_1_or_60_live_matches(
     count, alice, client_for, django_assert_max_num_queries
 ):
     for _ in range(count):
-        actions.create_match(alice, variant("escoba"), 2, ["easy"])
+        writes.create_match(alice, variant("escoba"), 2, ["easy"])
     client = client_for(alice)
     # Each count has one query for the member's open challenges (cardclub/social); the first
     # also draws who is online (two, then kept for PRESENCE_CACHE_SECONDS).
@@ -218,7 +218,7 @@ def test_the_lobby_costs_the_same_queries_with_1_or_60_live_matches(
 def test_the_lobby_counts_only_live_matches_however_many_are_over(alice, bob, client_for):
     for _ in range(3):
         over = start_match("escoba", [alice, bob])
-        actions.resign(over.pk, bob)
+        writes.resign(over.pk, bob)
     playing = start_match("escoba", [alice, bob])
     page = client_for(alice).get(reverse("games:lobby"))
     assert [m.pk for m in page.context["mine"]] == [playing.pk]
@@ -228,7 +228,7 @@ def test_the_lobby_counts_only_live_matches_however_many_are_over(alice, bob, cl
 
 def test_the_recently_finished_list_is_kept_until_a_match_ends(alice, bob, client_for):
     first = start_match("escoba", [alice, bob])
-    actions.resign(first.pk, bob)
+    writes.resign(first.pk, bob)
     client = client_for(alice)
 
     def visit():
@@ -243,7 +243,7 @@ def test_the_recently_finished_list_is_kept_until_a_match_ends(alice, bob, clien
     again, lists = visit()
     assert lists == 0 and reverse("games:replay", args=[first.pk]) in again
     second = start_match("escoba", [alice, bob])
-    actions.resign(second.pk, alice)
+    writes.resign(second.pk, alice)
     html, lists = visit()
     assert lists == 1
     assert reverse("games:replay", args=[second.pk]) in html
@@ -304,7 +304,7 @@ def test_my_matches_are_kept_until_one_of_them_changes(alice, bob, client_for):
     state = engine_state(match)
     seat = match.engine.to_move(state)[0]
     mover = alice if seat == 0 else bob
-    actions.play_move(match.pk, mover, match.engine.legal_moves(state, seat)[0].code, match.version)
+    writes.play_move(match.pk, mover, match.engine.legal_moves(state, seat)[0].code, match.version)
     html, listed = _lobby_reads_the_list(client)
     assert listed
     assert ("Your turn" in html or "Tu turno" in html) == (mover == bob)

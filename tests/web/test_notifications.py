@@ -19,8 +19,7 @@ from cardclub.leagues.models import Fixture, League, Season
 from cardclub.notifications import services, tasks
 from cardclub.notifications.models import Choice, Kind, Notification, NotificationSetting
 from cardclub.notifications.unsubscribe import SALT, make_token
-from games import actions as game_actions
-from games import push
+from games import push, writes
 from games import tasks as game_tasks
 from games.models import Match
 
@@ -120,7 +119,7 @@ def test_a_played_fixture_tells_both_members_its_result_by_the_worker(
     for seat in fixture.seats.all():
         started = league_actions.say_ready(fixture.pk, seat.user)
     with django_capture_on_commit_callbacks(execute=True):
-        game_actions.resign(started.match.pk, alice)
+        writes.resign(started.match.pk, alice)
     # The request that ended the match wrote nothing; the worker does.
     assert not Notification.objects.exists()
     assert run_queued("notify_result") == 2
@@ -249,12 +248,10 @@ def test_a_correspondence_move_due_within_a_day_is_told_once_per_move(frozen, al
     assert (row.user, row.kind, row.match_id) == (member, Kind.DEADLINE_SOON, match.pk)
 
     # The member moves, the other answers at once: a fresh two days, then a new notice.
-    game_actions.play_move(
-        match.pk, member, match.engine.legal_moves(state, seat)[0].code, match.version
-    )
+    writes.play_move(match.pk, member, match.engine.legal_moves(state, seat)[0].code, match.version)
     match.refresh_from_db()
     other_seat, other_state = to_move(match)
-    game_actions.play_move(
+    writes.play_move(
         match.pk,
         [alice, bob][other_seat],
         match.engine.legal_moves(other_state, other_seat)[0].code,
@@ -288,13 +285,11 @@ def test_your_turn_waits_a_little_then_comes_once_until_the_member_moves(match, 
     assert (row.user, row.match_id) == (member, match.pk)
 
     # The member moves; after the other's reply it is their turn again: a new one is due.
-    game_actions.play_move(
-        match.pk, member, match.engine.legal_moves(state, seat)[0].code, match.version
-    )
+    writes.play_move(match.pk, member, match.engine.legal_moves(state, seat)[0].code, match.version)
     match.refresh_from_db()
     other_seat, other_state = to_move(match)
     other = [alice, bob][other_seat]
-    game_actions.play_move(
+    writes.play_move(
         match.pk, other, match.engine.legal_moves(other_state, other_seat)[0].code, match.version
     )
     Notification.objects.filter(kind=Kind.YOUR_TURN).update(

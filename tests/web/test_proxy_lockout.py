@@ -122,7 +122,7 @@ def test_a_login_from_no_valid_address_is_counted_and_answered(client, alice, se
 
 
 def test_runclub_tells_uvicorn_to_trust_no_forwarded_header():
-    from cardclub.accounts.management.commands.runclub import WEB_COMMAND
+    from cardclub.club.management.commands.runclub import WEB_COMMAND
 
     assert "--no-proxy-headers" in WEB_COMMAND
 

@@ -16,7 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import actions
+from games import writes
 from games.models import Match
 
 from .table_helpers import start_match, variant
@@ -90,8 +90,8 @@ def test_the_club_pages_read_no_big_table_whole(populated, client_for, make_memb
     # Live matches in the lobby: a few playing, one open, and open tables of others.
     for rival in others:
         start_match("escoba", [member, rival])
-    actions.create_match(member, variant("scout"), 3, ["open", "easy"])
-    actions.create_match(others[0], variant("escoba"), 2, ["open"])
+    writes.create_match(member, variant("scout"), 3, ["open", "easy"])
+    writes.create_match(others[0], variant("escoba"), 2, ["open"])
     league = League.objects.create(
         name="Liga", game="schotten_totten", variant=variant("schotten_totten")
     )

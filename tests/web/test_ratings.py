@@ -1,6 +1,6 @@
 """Ratings, leaderboards and the ratings part of member profiles.
 
-Matches are made with the ORM and finished the way ``games.actions`` finishes them: by sending
+Matches are made with the ORM and finished the way ``games.turns`` finishes them: by sending
 ``match_finished`` inside the transaction. A few tests go through the real actions and views.
 Assertions look at data (context, data-attributes, numbers), never at translated words.
 """
@@ -25,12 +25,12 @@ from cardclub.http import pk_url_maker
 from cardclub.ratings.models import HeadToHead, MatchResult, Rating
 from cardclub.ratings.present import decimal_maker, member_url_maker
 from cardclub.ratings.profile import CHART_MAX_POINTS, chart_step, rating_chart
-from cardclub.ratings.signals import on_match_finished
+from cardclub.ratings.receivers import on_match_finished
 from cardclub.ratings.skill import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_GAMES
 from cardclub.ratings.views import PAGE_SIZE
-from games import actions
-from games.actions import match_finished
+from games import writes
 from games.models import Match, RuleVariant, Seat
+from games.signals import match_finished
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +45,7 @@ def _next_time():
 
 def finish(players, ranks, *, game="scout", slug="standard", rated=True, options=None):
     """Make a finished match: ``players`` are members or bot levels ("easy"/"hard"), ``ranks``
-    their final places; then finish it as ``games.actions`` does."""
+    their final places; then finish it as ``games.turns`` does."""
     variant = RuleVariant.objects.get(game=game, slug=slug)
     has_bot = any(isinstance(p, str) for p in players)
     when = _next_time()
@@ -163,7 +163,7 @@ def test_partners_in_pairs_escoba_are_rated_as_one_side(members):
 
 def test_when_a_partner_resigns_in_pairs_the_whole_pair_loses(members):
     ana, blas, carmen, dario, _ = members
-    # As games.actions.resign ranks it: the resigner (seat 0) last, everybody else first.
+    # As games.writes.resign ranks it: the resigner (seat 0) last, everybody else first.
     match = finish([ana, blas, carmen, dario], [2, 1, 1, 1], game="escoba", slug="por-parejas")
     partner = rating(carmen, "escoba")
     assert partner.mu == rating(ana, "escoba").mu < DEFAULT_MU < rating(blas, "escoba").mu
@@ -174,8 +174,8 @@ def test_when_a_partner_resigns_in_pairs_the_whole_pair_loses(members):
 
 def test_a_member_who_resigns_ranks_last_and_loses_rating(alice, bob, client_for):
     variant = RuleVariant.objects.get(game="schotten_totten", slug="standard")
-    match = actions.create_match(alice, variant, 2, ["open"])
-    actions.join_match(match.pk, bob)
+    match = writes.create_match(alice, variant, 2, ["open"])
+    writes.join_match(match.pk, bob)
     response = client_for(alice).post(reverse("games:resign", args=[match.pk]))
     assert response.status_code in (200, 302)
     assert rating(alice, "schotten_totten").mu < DEFAULT_MU < rating(bob, "schotten_totten").mu
@@ -185,8 +185,8 @@ def test_a_member_who_resigns_ranks_last_and_loses_rating(alice, bob, client_for
 
 def test_finishing_a_rated_match_shows_on_the_leaderboard_and_both_profiles(alice, bob, client_for):
     variant = RuleVariant.objects.get(game="schotten_totten", slug="standard")
-    match = actions.create_match(alice, variant, 2, ["open"])
-    actions.join_match(match.pk, bob)
+    match = writes.create_match(alice, variant, 2, ["open"])
+    writes.join_match(match.pk, bob)
     viewer = client_for(bob)
     board = viewer.get(reverse("ratings:leaderboard", args=["schotten_totten"]))
     assert board.context["rows"] == []
@@ -225,10 +225,10 @@ def test_unrated_house_rules_change_no_rating(alice, bob):
     variant = RuleVariant.objects.get(game="schotten_totten", slug="standard")
     variant.rated = False
     variant.save()
-    match = actions.create_match(alice, variant, 2, ["open"])
+    match = writes.create_match(alice, variant, 2, ["open"])
     assert match.rated is False
-    actions.join_match(match.pk, bob)
-    actions.resign(match.pk, alice)
+    writes.join_match(match.pk, bob)
+    writes.resign(match.pk, alice)
     assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
     assert not Rating.objects.exists()
     assert not MatchResult.objects.filter(rated=True).exists()

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
 from cardclub.social.models import Rematch
-from games import actions
+from games import writes
 from games.models import Match, Seat
 
+from .simultaneous import at_once
 from .table_helpers import start_match, variant
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 def _finished(game, users, fillers=None):
     match = start_match(game, users, fillers=fillers)
-    actions.resign(match.pk, users[0])
+    writes.resign(match.pk, users[0])
     match.refresh_from_db()
     return match
 
@@ -74,10 +73,10 @@ def test_in_escoba_the_first_to_play_is_the_next_member_in_turn(alice, bob, clie
     old = start_match("escoba", [alice, bob])
     first = old.engine.to_move(old.engine.load(old.state))[0]
     state = old.engine.load(old.state)
-    actions.play_move(
+    writes.play_move(
         old.pk, [alice, bob][first], old.engine.legal_moves(state, first)[0].code, old.version
     )
-    actions.resign(old.pk, alice)
+    writes.resign(old.pk, alice)
     _again(client_for(alice), old)
     _again(client_for(bob), old, offer=1)
     new = Match.objects.exclude(pk=old.pk).get()
@@ -137,8 +136,8 @@ def test_garbage_and_strangers_change_nothing(alice, bob, charlie, client_for):
 
 
 def test_a_league_fixture_offers_no_rematch(alice, bob, client_for):
-    match = actions.start_match_for([alice, bob], variant("schotten_totten"))
-    actions.resign(match.pk, alice)
+    match = writes.start_match_for([alice, bob], variant("schotten_totten"))
+    writes.resign(match.pk, alice)
     page = client_for(alice).get(match.get_absolute_url()).content.decode()
     assert reverse("social:play_again", args=[match.pk]) not in page
     _again(client_for(alice), match)
@@ -167,22 +166,8 @@ def test_two_members_pressing_play_again_at_the_same_instant_start_exactly_one_m
     alice, bob, client_for
 ):
     old = _finished("schotten_totten", [alice, bob])
-    barrier = threading.Barrier(2)
-    responses = []
-
-    def press(member):
-        client = client_for(member)
-        barrier.wait()
-        try:
-            responses.append(client.post(reverse("social:play_again", args=[old.pk])))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=press, args=(member,)) for member in (alice, bob)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    url = reverse("social:play_again", args=[old.pk])
+    responses = at_once(client_for, [alice, bob], lambda client, _member: client.post(url))
 
     assert [r.status_code for r in responses] == [302, 302]
     assert Match.objects.count() == 2
@@ -190,3 +175,20 @@ def test_two_members_pressing_play_again_at_the_same_instant_start_exactly_one_m
     assert Rematch.objects.get(match=old).new_match_id == new.pk
     # The second one in started it; the first, told to wait, finds the link on the old page.
     assert new.get_absolute_url() in [r["Location"] for r in responses]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_two_members_saying_yes_to_one_offer_at_the_same_instant_start_one_match(
+    alice, bob, charlie, client_for
+):
+    old = _finished("scout", [alice, bob, charlie])
+    assert old.status == Match.Status.FINISHED
+    _again(client_for(alice), old)
+    offer = Rematch.objects.get(match=old).offer
+    responses = at_once(client_for, [bob, charlie], lambda client, _m: _again(client, old, offer))
+
+    assert [r.status_code for r in responses] == [302, 302]
+    assert Match.objects.exclude(pk=old.pk).count() == 1
+    rematch = Rematch.objects.get(match=old)
+    assert rematch.status == Rematch.Status.STARTED
+    assert sorted(rematch.accepted) == sorted([alice.pk, bob.pk, charlie.pk])

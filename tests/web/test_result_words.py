@@ -10,8 +10,8 @@ from django_tasks import default_task_backend
 
 from cardclub.notifications.models import Kind, Notification
 from cardclub.notifications.results import Place, outcome
-from games import actions
 from games import tasks as game_tasks
+from games import writes
 from games.models import Seat
 
 from .table_helpers import league_fixture_match, start_match
@@ -68,7 +68,7 @@ def test_a_fixture_result_e_mail_says_who_won_and_how(
 ):
     fixture, match, ana, ben = fixture_match
     with django_capture_on_commit_callbacks(execute=True):
-        actions.resign(match.pk, ana)
+        writes.resign(match.pk, ana)
     with django_capture_on_commit_callbacks(execute=True):
         assert run_queued("notify_result") == 2
     with translation.override("en"):
@@ -117,7 +117,7 @@ def test_the_list_of_results_reads_the_seats_in_a_fixed_number_of_queries(
 ):
     fixture, match, ana, ben = fixture_match
     with django_capture_on_commit_callbacks(execute=True):
-        actions.resign(match.pk, ana)
+        writes.resign(match.pk, ana)
     run_queued("notify_result")
     with django_assert_max_num_queries(6):
         [n.text() for n in Notification.objects.for_list()]

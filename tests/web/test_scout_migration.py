@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from games import actions
+from games import writes
 from games.engine import EngineError
 from games.models import Match, MoveRecord
 from games.scout import engine
@@ -149,7 +149,7 @@ def test_stored_scout_matches_replay_as_before_and_one_in_play_continues_under_t
     owner, rnd = state.owner, state.round
     for _ in range(2):
         seat = state.turn
-        result = actions.play_move(playing.pk, users[seat], "c:L:0:0", playing.version)
+        result = writes.play_move(playing.pk, users[seat], "c:L:0:0", playing.version)
         playing.refresh_from_db()
         state = result.state
     assert state.round == rnd + 1 or engine.is_over(state)

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import actions
+from games import writes
 from games.models import Match
 from games.scout import engine, present
 
@@ -413,7 +413,7 @@ def play_out(match, users, rng):
         moves = engine.legal_moves(state, seat)
         show = longest_show(moves)
         move = show if show and rng.random() < 0.8 else rng.choice(moves)
-        actions.play_move(match.pk, users[seat], move.code, match.version)
+        writes.play_move(match.pk, users[seat], move.code, match.version)
     raise AssertionError("the match did not end")
 
 
@@ -538,7 +538,7 @@ def test_the_migration_rebuilds_a_scout_state_saved_in_the_old_form_from_the_mov
         state = engine_state(match)
         seat = engine.to_move(state)[0]
         move = rng.choice(engine.legal_moves(state, seat))
-        actions.play_move(match.pk, [alice, bob, charlie][seat], move.code, match.version)
+        writes.play_move(match.pk, [alice, bob, charlie][seat], move.code, match.version)
     match.refresh_from_db()
     current = match.state
     # What a state saved before round summaries looked like: points per round only.

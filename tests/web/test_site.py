@@ -69,7 +69,7 @@ def test_demo_data_is_idempotent_and_documented(db, django_user_model, settings)
     assert django_user_model.objects.filter(username__in=["alice", "bob", "carmen"]).count() == 3
     assert django_user_model.objects.get(username="admin").is_superuser
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    from cardclub.accounts.management.commands.seed_demo import DEMO_PASSWORD
+    from cardclub.club.management.commands.seed_demo import DEMO_PASSWORD
 
     assert DEMO_PASSWORD in readme
 

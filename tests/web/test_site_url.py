@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cardclub.accounts.management.commands.runclub import SERVED_URL_VARIABLE, served_environment
+from cardclub.club.management.commands.runclub import SERVED_URL_VARIABLE, served_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,8 @@ from django.utils import timezone
 from cardclub.leagues import actions as league_actions
 from cardclub.leagues.models import Fixture
 from cardclub.ratings import services
-from games import actions
+from games import writes
+from games.locking import ActionError
 from games.models import Match, MoveRecord
 from games.scout import engine as scout
 
@@ -41,15 +42,15 @@ def test_joining_and_leaving_change_the_version_so_the_waiting_page_redraws(
     make_member, client_for
 ):
     creator, joiner = make_member("creator"), make_member("joiner")
-    match = actions.create_match(creator, variant("scout"), 3, ["open", "open"])
+    match = writes.create_match(creator, variant("scout"), 3, ["open", "open"])
     seen = match.version
-    actions.join_match(match.pk, joiner)
+    writes.join_match(match.pk, joiner)
     response = poll(client_for(creator), match, seen)
     assert response.status_code == 200
     assert "joiner" in response.content.decode()
     match.refresh_from_db()
     seen = match.version
-    actions.leave_match(match.pk, joiner)
+    writes.leave_match(match.pk, joiner)
     response = poll(client_for(creator), match, seen)
     assert response.status_code == 200
     assert "joiner" not in response.content.decode()
@@ -59,19 +60,19 @@ def test_the_join_that_starts_a_match_gives_a_newer_version_than_every_join_befo
     make_member,
 ):
     users = [make_member(f"p{i}") for i in range(3)]
-    match = actions.create_match(users[0], variant("scout"), 3, ["open", "open"])
-    actions.join_match(match.pk, users[1])
+    match = writes.create_match(users[0], variant("scout"), 3, ["open", "open"])
+    writes.join_match(match.pk, users[1])
     match.refresh_from_db()
     waiting = match.version
-    actions.join_match(match.pk, users[2])
+    writes.join_match(match.pk, users[2])
     match.refresh_from_db()
     assert match.status == Match.Status.PLAYING
     assert match.version > waiting
 
 
 def test_the_last_member_to_leave_abandons_the_table_and_its_page_says_so(alice, client_for):
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
-    actions.leave_match(match.pk, alice)
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"])
+    writes.leave_match(match.pk, alice)
     match.refresh_from_db()
     assert match.status == Match.Status.ABANDONED
     html = client_for(alice).get(match.get_absolute_url()).content.decode()
@@ -94,7 +95,7 @@ def test_after_a_resignation_the_other_page_loses_its_live_controls_on_its_next_
     page = bob_client.get(match.get_absolute_url()).content.decode()
     assert reverse("games:resign", args=[match.pk]) in page
     seen = match.version
-    actions.resign(match.pk, alice)
+    writes.resign(match.pk, alice)
     html = poll(bob_client, match, seen).content.decode()
     # The controls region and the messages come out of band and replace the live ones.
     assert re.search(r'<div id="match-controls" hx-swap-oob="true">\s*</div>', html)
@@ -123,7 +124,7 @@ def test_the_controls_travel_only_when_the_status_the_page_shows_has_changed(
     page = bob_client.get(match.get_absolute_url()).content.decode()
     assert "&amp;s=playing" in page
     seen = Match.objects.get(pk=match.pk).version
-    actions.resign(match.pk, alice)
+    writes.resign(match.pk, alice)
     ended = bob_client.get(url, {"v": seen, "s": "playing"}, HTTP_HX_REQUEST="true")
     assert re.search(
         r'<div id="match-controls" hx-swap-oob="true">\s*</div>', ended.content.decode()
@@ -167,7 +168,7 @@ def test_decisions_made_at_once_do_not_make_each_other_stale(make_member):
     match, users = scout_table(make_member)
     drawn_at = match.version  # every page was drawn here, before anybody decided
     for user in users:
-        actions.play_move(match.pk, user, "k", drawn_at)
+        writes.play_move(match.pk, user, "k", drawn_at)
     state = engine_state(match)
     assert state.phase == scout.PLAY
     assert MoveRecord.objects.filter(match=match).count() == len(users)
@@ -178,7 +179,7 @@ def test_a_decision_from_a_page_of_an_earlier_round_is_still_stale(make_member):
     match, users = scout_table(make_member, players=3)
     first_round = match.version
     for user in users:
-        actions.play_move(match.pk, user, "k", first_round)
+        writes.play_move(match.pk, user, "k", first_round)
     # Play the round out: whoever is on turn passes or plays the first legal move.
     match.refresh_from_db()
     state = engine_state(match)
@@ -186,12 +187,12 @@ def test_a_decision_from_a_page_of_an_earlier_round_is_still_stale(make_member):
     while state.round == first and not scout.is_over(state):
         seat = scout.to_move(state)[0]
         move = scout.legal_moves(state, seat)[0]
-        actions.play_move(match.pk, users[seat], move.code, match.version)
+        writes.play_move(match.pk, users[seat], move.code, match.version)
         match.refresh_from_db()
         state = engine_state(match)
     assert state.phase == scout.DECIDE  # the next round's decision
-    with pytest.raises(actions.ActionError):
-        actions.play_move(match.pk, users[0], "k", first_round)
+    with pytest.raises(ActionError):
+        writes.play_move(match.pk, users[0], "k", first_round)
 
 
 def test_in_sequential_play_a_stale_version_is_refused_even_when_it_is_your_turn(alice, bob):
@@ -201,14 +202,14 @@ def test_in_sequential_play_a_stale_version_is_refused_even_when_it_is_your_turn
     players = [alice, bob]
     drawn_at = match.version
     move = match.engine.legal_moves(state, seat)[0]
-    actions.play_move(match.pk, players[seat], move.code, drawn_at)
+    writes.play_move(match.pk, players[seat], move.code, drawn_at)
     match.refresh_from_db()
     state = engine_state(match)
     other = match.engine.to_move(state)[0]
     assert other != seat
     # The other member's page was drawn before that move: refused, though it is their turn now.
-    with pytest.raises(actions.ActionError, match="cambiado"):
-        actions.play_move(
+    with pytest.raises(ActionError, match="cambiado"):
+        writes.play_move(
             match.pk, players[other], match.engine.legal_moves(state, other)[0].code, drawn_at
         )
 
@@ -216,17 +217,17 @@ def test_in_sequential_play_a_stale_version_is_refused_even_when_it_is_your_turn
 def test_a_decided_seat_cannot_decide_again_from_an_old_page(make_member):
     match, users = scout_table(make_member)
     drawn_at = match.version
-    actions.play_move(match.pk, users[0], "k", drawn_at)
-    actions.play_move(match.pk, users[1], "k", drawn_at)
-    with pytest.raises(actions.ActionError):
-        actions.play_move(match.pk, users[0], "r", drawn_at)
+    writes.play_move(match.pk, users[0], "k", drawn_at)
+    writes.play_move(match.pk, users[1], "k", drawn_at)
+    with pytest.raises(ActionError):
+        writes.play_move(match.pk, users[0], "r", drawn_at)
 
 
 def test_every_move_records_the_version_it_produced(alice, bob):
     match = start_match("escoba", [alice, bob])
     state = engine_state(match)
     seat = match.engine.to_move(state)[0]
-    actions.play_move(
+    writes.play_move(
         match.pk, [alice, bob][seat], match.engine.legal_moves(state, seat)[0].code, match.version
     )
     match.refresh_from_db()
@@ -261,7 +262,7 @@ def test_an_action_that_loses_a_deadlock_is_tried_again_not_shown(alice, bob):
         return real(*args, **kwargs)
 
     with mock.patch.object(services, "_claim_ratings", once_deadlocked):
-        actions.resign(match.pk, alice)
+        writes.resign(match.pk, alice)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     assert len(calls) == 2
@@ -274,7 +275,7 @@ def test_an_error_that_is_not_a_conflict_is_not_retried(alice, bob):
         mock.patch.object(services, "_claim_ratings", side_effect=OperationalError("no disk")),
         pytest.raises(OperationalError),
     ):
-        actions.resign(match.pk, alice)
+        writes.resign(match.pk, alice)
     assert Match.objects.get(pk=match.pk).status == Match.Status.PLAYING
 
 
@@ -312,7 +313,7 @@ def test_the_sweep_leaves_a_match_that_finished_after_it_read_the_fixture_alone(
     fixture, players = fixture_match
     Fixture.objects.filter(pk=fixture.pk).update(deadline=timezone.now() - timedelta(days=1))
     # The sweep read the fixture as overdue and playing; then the match ended by resignation.
-    actions.resign(fixture.match_id, players[0])
+    writes.resign(fixture.match_id, players[0])
     assert league_actions.forfeit_overdue(fixture.pk) is None
     fixture.refresh_from_db()
     assert fixture.status == Fixture.Status.PLAYED

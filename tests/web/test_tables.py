@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 
 from cardclub.ratings.models import Rating
-from games import actions
+from games import writes
 from games.escoba import present
+from games.locking import ActionError
 from games.models import Match, MoveRecord, RuleVariant
 
 from .table_helpers import (
@@ -74,7 +75,7 @@ def test_an_unknown_game_is_a_404(alice_client):
 
 
 def test_a_member_joins_an_open_table_and_the_match_starts_by_itself(alice, bob, client_for):
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"])
     response = client_for(bob).post(reverse("games:join", args=[match.pk]))
     assert response.status_code == 302
     match.refresh_from_db()
@@ -86,8 +87,8 @@ def test_a_member_joins_an_open_table_and_the_match_starts_by_itself(alice, bob,
 def test_a_member_can_leave_before_the_start_and_the_last_one_closes_the_table(
     alice, bob, client_for
 ):
-    match = actions.create_match(alice, variant("escoba"), 3, ["open", "open"])
-    actions.join_match(match.pk, bob)
+    match = writes.create_match(alice, variant("escoba"), 3, ["open", "open"])
+    writes.join_match(match.pk, bob)
     client_for(bob).post(reverse("games:leave", args=[match.pk]))
     match.refresh_from_db()
     assert match.seats.filter(user=bob).count() == 0
@@ -98,16 +99,16 @@ def test_a_member_can_leave_before_the_start_and_the_last_one_closes_the_table(
 
 
 def test_joining_twice_or_a_full_table_is_refused(alice, bob, charlie):
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
-    with pytest.raises(actions.ActionError):
-        actions.join_match(match.pk, alice)
-    actions.join_match(match.pk, bob)
-    with pytest.raises(actions.ActionError):
-        actions.join_match(match.pk, charlie)
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"])
+    with pytest.raises(ActionError):
+        writes.join_match(match.pk, alice)
+    writes.join_match(match.pk, bob)
+    with pytest.raises(ActionError):
+        writes.join_match(match.pk, charlie)
 
 
 def test_the_invite_link_leads_to_the_table(alice, bob, client_for):
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"])
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"])
     response = client_for(bob).get(reverse("games:invite", args=[match.invite_token]))
     assert response.status_code == 302
     assert response["Location"] == match.get_absolute_url()
@@ -115,7 +116,7 @@ def test_the_invite_link_leads_to_the_table(alice, bob, client_for):
 
 
 def test_the_lobby_lists_open_tables_and_marks_my_turn(alice, bob, charlie, client_for):
-    waiting = actions.create_match(charlie, variant("escoba"), 2, ["open"])
+    waiting = writes.create_match(charlie, variant("escoba"), 2, ["open"])
     playing = start_match("escoba", [alice, bob])
     mover, _ = seat_to_move(playing)
     member = alice if mover == 0 else bob
@@ -210,7 +211,7 @@ def test_a_move_in_a_match_that_does_not_exist_is_a_404(alice_client):
 
 
 def test_a_finished_match_refuses_moves(match, alice, client_for):
-    actions.resign(match.pk, alice)
+    writes.resign(match.pk, alice)
     match.refresh_from_db()
     response = post_move(client_for(alice), match, "l:1o")
     assert response.context["error"]
@@ -236,7 +237,7 @@ def test_an_unchanged_poll_answers_204_and_a_changed_one_the_table(match, alice,
     poll = reverse("games:poll", args=[match.pk])
     assert client.get(poll, {"v": match.version}, HTTP_HX_REQUEST="true").status_code == 204
     seat, state = seat_to_move(match)
-    actions.play_move(
+    writes.play_move(
         match.pk,
         alice if seat == 0 else bob,
         match.engine.legal_moves(state, seat)[0].code,
@@ -275,7 +276,7 @@ def play_until_one_move_from_the_end(match, players):
         move = match.engine.legal_moves(state, seat)[0]
         if match.engine.is_over(match.engine.apply(state, seat, move)):
             return seat, move.code
-        actions.play_move(match.pk, players[seat], move.code, match.version)
+        writes.play_move(match.pk, players[seat], move.code, match.version)
 
 
 @pytest.mark.parametrize("played_before", [True, False], ids=["rated-before", "first-rated-game"])
@@ -317,7 +318,7 @@ def test_a_spectator_sees_the_table_without_any_hand(match, charlie, client_for)
 def test_the_replay_waits_for_the_end_of_the_match(match, alice, client_for):
     client = client_for(alice)
     assert client.get(reverse("games:replay", args=[match.pk])).status_code == 403
-    actions.resign(match.pk, alice)
+    writes.resign(match.pk, alice)
     page = client.get(reverse("games:replay", args=[match.pk]), {"step": 0})
     assert page.status_code == 200
     assert page.context["step"] == 0
@@ -331,7 +332,7 @@ def test_the_replay_waits_for_the_end_of_the_match(match, alice, client_for):
 
 
 def play_out(match, users, rng, max_moves=400):
-    """Random legal moves through ``actions.play_move`` until the match ends."""
+    """Random legal moves through ``writes.play_move`` until the match ends."""
     for _ in range(max_moves):
         match.refresh_from_db()
         if match.status != Match.Status.PLAYING:
@@ -339,7 +340,7 @@ def play_out(match, users, rng, max_moves=400):
         state = match.engine.load(match.state)
         seat = match.engine.to_move(state)[0]
         move = rng.choice(match.engine.legal_moves(state, seat))
-        actions.play_move(match.pk, users[seat], move.code, match.version)
+        writes.play_move(match.pk, users[seat], move.code, match.version)
     raise AssertionError("the match did not end")
 
 
@@ -393,7 +394,7 @@ def test_bots_reply_once_the_move_commits_each_move_its_own_version(
 
 
 def test_a_table_filled_with_bots_starts_at_once_unrated(alice):
-    match = actions.create_match(alice, variant("escoba"), 3, ["easy", "easy"])
+    match = writes.create_match(alice, variant("escoba"), 3, ["easy", "easy"])
     match.refresh_from_db()
     assert match.status == Match.Status.PLAYING
     assert match.rated is False
@@ -406,7 +407,7 @@ def test_a_table_filled_with_bots_starts_at_once_unrated(alice):
 def test_resigning_in_pairs_loses_for_the_partner_too(make_member):
     users = [make_member(f"p{i}") for i in range(4)]
     match = start_match("escoba", users, slug="por-parejas")
-    actions.resign(match.pk, users[1])
+    writes.resign(match.pk, users[1])
     ranks = dict(match.seats.values_list("index", "rank"))
     assert ranks == {0: 1, 1: 2, 2: 1, 3: 2}
 
@@ -429,11 +430,11 @@ def test_the_lobby_lists_a_table_opened_or_joined_since_the_last_visit(
 ):
     page = client_for(charlie)
     assert list(page.get(reverse("games:lobby")).context["open_tables"]) == []
-    first = actions.create_match(alice, variant("scout"), 3, ["open", "open"])
+    first = writes.create_match(alice, variant("scout"), 3, ["open", "open"])
     assert [m.pk for m in page.get(reverse("games:lobby")).context["open_tables"]] == [first.pk]
-    actions.join_match(first.pk, bob)
+    writes.join_match(first.pk, bob)
     shown = page.get(reverse("games:lobby")).context["open_tables"]
     assert [s.user_id for s in shown[0].summary_seats()][:2] == [alice.pk, bob.pk]
     # Taking the last seat starts the match: it is no longer waiting.
-    actions.join_match(first.pk, charlie)
+    writes.join_match(first.pk, charlie)
     assert list(page.get(reverse("games:lobby")).context["open_tables"]) == []

@@ -12,7 +12,7 @@ from django.db import connection
 from django.urls import reverse
 
 from cardclub.social.models import Takeback
-from games import actions
+from games import writes
 from games.models import Clock, MoveRecord, RuleVariant
 
 from .table_helpers import engine_state, start_match, variant
@@ -33,7 +33,7 @@ def first_move(match, users):
         for m in match.engine.legal_moves(state, seat)
         if match.engine.reveals_nothing(state, seat, m)
     )
-    actions.play_move(match.pk, users[seat], move.code, match.version)
+    writes.play_move(match.pk, users[seat], move.code, match.version)
     match.refresh_from_db()
     return users[seat], users[1 - seat]
 
@@ -130,7 +130,7 @@ def test_a_move_that_showed_a_new_card_cannot_be_taken_back(alice, client_for):
             break
         move = engine.legal_moves(state, 0)[-1]
         revealing = not engine.reveals_nothing(state, 0, move)
-        actions.play_move(match.pk, alice, move.code, match.version)
+        writes.play_move(match.pk, alice, move.code, match.version)
         match.refresh_from_db()
         if revealing:
             break
@@ -185,3 +185,17 @@ def test_an_answer_and_the_next_move_at_the_same_instant_leave_one_consistent_ma
     assert match.moves_played in (0, 2)
     assert MoveRecord.objects.filter(match=match).count() == match.moves_played
     assert match.engine.dump(match.replay()) == match.state
+
+
+def test_a_league_fixtures_match_never_allows_a_takeback_even_under_house_rules_that_do(
+    alice, bob, client_for
+):
+    allow()  # unrated house rules with takebacks on: still none for a league fixture
+    match = writes.start_match_for([alice, bob], variant("escoba"))
+    assert match.for_fixture and not match.takebacks
+    mover, _other = first_move(match, [alice, bob])
+    client = client_for(mover)
+    response = ask(client, match)
+    assert "no permiten deshacer" in _page(client, response)
+    assert not Takeback.objects.exists()
+    assert MoveRecord.objects.filter(match=match).count() == 1

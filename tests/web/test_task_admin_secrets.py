@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from games import actions
+from games import bot_moves, writes
 from games.models import Match
 
 from .table_helpers import variant
@@ -50,14 +50,14 @@ def play_until_a_bot_move_waits(match: Match, member) -> str:
         )
         state = match.engine.load(match.state)
         if waiting.exists() and 0 not in match.engine.to_move(state):
-            chosen = actions.choose_bot_move(match.pk, match.version)
+            chosen = bot_moves.choose_bot_move(match.pk, match.version)
             assert chosen is not None
             return chosen.code
         if waiting.exists():
             waiting.update(run_after=timezone.now())
             continue
         code = match.engine.legal_moves(state, 0)[0].code
-        actions.play_move(match.pk, member, code, match.version)
+        writes.play_move(match.pk, member, code, match.version)
     raise AssertionError("no bot move came to wait")
 
 
@@ -120,7 +120,7 @@ def test_no_task_admin_page_shows_a_move_code_of_a_live_bot_match(
     settings.TASKS = DATABASE
     # A pause no search outlasts on a busy machine: each bot move waits in the queue.
     settings.BOT_MOVE_PAUSE = 60
-    match = actions.create_match(alice, variant(game), 1 + len(bots), bots)
+    match = writes.create_match(alice, variant(game), 1 + len(bots), bots)
     waiting = play_until_a_bot_move_waits(match, alice)
     codes = {waiting, *match.moves.filter(seat__gt=0).values_list("code", flat=True)}
     assert DBTaskResult.objects.filter(task_path="games.tasks.commit_bot_move").exists()

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import actions, versions
+from games import versions, writes
 from games.models import Match
 from tests.web.table_helpers import engine_state, hidden_cards_in, post_move, start_match
 
@@ -29,7 +29,7 @@ def move_first_legal(match, players):
     state = engine_state(match)
     seat = match.engine.to_move(state)[0]
     client_move = match.engine.legal_moves(state, seat)[0].code
-    actions.play_move(match.pk, players[seat], client_move, match.version)
+    writes.play_move(match.pk, players[seat], client_move, match.version)
     match.refresh_from_db()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from games import actions
+from games import writes
 from games.models import Match
 
 from .table_helpers import start_match, variant
@@ -20,7 +20,7 @@ def test_the_being_played_page_lists_live_matches_with_moves_and_spectators(
 ):
     match = start_match("escoba", [alice, bob])
     over = start_match("schotten_totten", [alice, bob])
-    actions.resign(over.pk, alice)
+    writes.resign(over.pk, alice)
     charlie_client = client_for(charlie)
     # Charlie opens the table without a seat: he is watching it.
     page = charlie_client.get(match.get_absolute_url()).content.decode()
@@ -46,7 +46,7 @@ def test_the_being_played_page_costs_a_fixed_number_of_queries(
 
 
 def test_a_private_table_is_in_no_list_and_a_404_for_strangers(alice, bob, charlie, client_for):
-    match = actions.create_match(alice, variant("escoba"), 2, ["open"], private=True)
+    match = writes.create_match(alice, variant("escoba"), 2, ["open"], private=True)
     charlie_client = client_for(charlie)
     assert (
         match.get_absolute_url() not in charlie_client.get(reverse("games:lobby")).content.decode()
@@ -81,7 +81,7 @@ def test_the_new_table_form_and_house_rules_make_a_table_private(alice, client_f
     assert Match.objects.get().private
     rules.private = True
     rules.save()
-    match = actions.create_match(alice, rules, 2, ["open"])
+    match = writes.create_match(alice, rules, 2, ["open"])
     assert match.private
     assert response.status_code == 302
 
@@ -91,7 +91,7 @@ def test_a_finished_private_table_is_in_no_members_recent_matches(alice, bob, ch
     hidden = start_match("escoba", [alice, bob])
     Match.objects.filter(pk=hidden.pk).update(private=True)
     for match in (shown, hidden):
-        actions.resign(match.pk, alice)
+        writes.resign(match.pk, alice)
     for viewer in (charlie, bob, alice):
         profile = client_for(viewer).get(reverse("member", args=[alice.username])).content.decode()
         assert reverse("games:replay", args=[shown.pk]) in profile

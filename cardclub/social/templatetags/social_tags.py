@@ -51,9 +51,17 @@ def my_challenges(context):
         .select_related("challenger", "challenged", "variant")
         .order_by("-created_at")[:20]
     )
+    # A challenge naming several members: the challenger sees it once (its lead row), and
+    # everyone sees who else is challenged and who has said yes (one more query, only then).
+    leads = {c.lead_pk for c in rows if c.is_party}
+    parties: dict[int, list] = {}
+    for row in Challenge.party_of(leads) if leads else []:
+        parties.setdefault(row.lead_pk, []).append(row)
+    for c in rows:
+        c.others = [r for r in parties.get(c.lead_pk, []) if r.challenged_id != user.pk]
     return {
         "received": [c for c in rows if c.challenged_id == user.pk],
-        "sent": [c for c in rows if c.challenger_id == user.pk],
+        "sent": [c for c in rows if c.challenger_id == user.pk and c.lead_id is None],
         "user": user,
         "csrf_token": context.get("csrf_token"),
     }

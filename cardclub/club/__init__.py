@@ -1,0 +1,1 @@
+"""The club as one program: the commands that run it (see apps.py)."""
