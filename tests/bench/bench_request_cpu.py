@@ -47,12 +47,12 @@ BARE_TARGET = 1.5  # the bare view × the view with no session
 
 class Table:
     def __init__(self, game: str, users):
-        from games import actions
+        from games import writes
         from games.models import RuleVariant
 
         rules = RuleVariant.objects.get(game=game, slug="standard")
-        match = actions.create_match(users[0], rules, 2, ["open"])
-        actions.join_match(match.pk, users[1])
+        match = writes.create_match(users[0], rules, 2, ["open"])
+        writes.join_match(match.pk, users[1])
         self.game, self.pk, self.users = game, match.pk, users
 
     def now(self):
