@@ -3,27 +3,23 @@ production, see README).
 
 The push streams (``/play/…/live/``) are answered by a lean ASGI app before Django's handler,
 which would park a thread per open stream; every other request is Django's, at most
-``MAX_REQUESTS_IN_FLIGHT`` at a time per process (``cardclub/overload.py``: beyond, a quick 503).
+``MAX_REQUESTS_IN_FLIGHT`` at a time per process (``cardclub/overload.py``: beyond, a quick 503),
+each served whole in one thread of a pool of that many (``cardclub/handler.py``).
 """
 
 import os
-import warnings
 
-from django.core.asgi import get_asgi_application
-
-# WhiteNoise hands Django a file iterator, which Django under ASGI reads in a thread and warns
-# about on every static file. That is the documented cost of serving static files from the app
-# (a proxy in front serves them in production); the warning would only bury real ones.
-warnings.filterwarnings(
-    "ignore", message="StreamingHttpResponse must consume synchronous iterators"
-)
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardclub.settings")
-django_application = get_asgi_application()
+django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
+from cardclub.handler import PooledASGIHandler  # noqa: E402
 from cardclub.overload import InFlightLimit  # noqa: E402
 from games.streams import LiveStreams  # noqa: E402  (needs the apps loaded above)
 
+# Without a bound on requests in flight (0): 32 threads, and a request beyond waits for one.
+django_application = PooledASGIHandler(settings.MAX_REQUESTS_IN_FLIGHT or 32)
 application = LiveStreams(InFlightLimit(django_application, settings.MAX_REQUESTS_IN_FLIGHT))

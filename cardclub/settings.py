@@ -91,7 +91,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's AuthenticationMiddleware, the member read by one plain statement (issue 34).
+    "cardclub.accounts.members.MemberMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     # After auth and locale: notes when (and in which language) a member was last on the site.
@@ -144,9 +145,9 @@ if DATABASE_URL:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
         "DB_POOL", True
     ):
-        # Served under ASGI every request runs in a thread of its own, so a persistent
-        # connection (kept per thread) would be a new connection per request; psycopg's pool,
-        # shared by the process's threads, is what Django recommends there instead.
+        # Requests are served in a pool of MAX_REQUESTS_IN_FLIGHT threads (cardclub/handler.py);
+        # psycopg's pool, shared by them, holds fewer connections than one kept per thread, and
+        # is what Django recommends under ASGI.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
         options = DATABASES["default"].setdefault("OPTIONS", {})
         options["pool"] = {
@@ -213,9 +214,11 @@ if CACHE_URL:
     # to the database, so flushing the cache logs nobody out. Only with a shared cache: with a
     # local-memory cache per process, a session ended in one process (a logout) would stay in
     # the other processes' caches and go on working there.
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    SESSION_ENGINE = "cardclub.accounts.sessions.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Django's database sessions, the row read by one plain statement (issue 34).
+    SESSION_ENGINE = "cardclub.accounts.sessions.db"
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = [

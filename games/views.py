@@ -353,12 +353,12 @@ def poll(request, pk):
     """
     version = _int_param(request, "v")
     fields = ("version", "status", "clock_deadline", "updated_at")
-    row = Match.objects.filter(pk=pk).values_list(*fields).first()
+    row = versions.row(pk, fields)
     if row is None:
         raise Http404(_("There is no match with that number."))
     if _clock_due(row[1], row[2]):
         timeouts.time_out(pk)
-        row = Match.objects.filter(pk=pk).values_list(*fields).first()
+        row = versions.row(pk, fields)
     if row[0] == version:
         # The page of a finished match is still open, though nothing changed (is its member
         # still at the table for a rematch?): kept at most every WATCH_WRITE_EVERY seconds (the

@@ -1,5 +1,7 @@
-"""The club's URLs and a bare view: what every logged-in request pays (session and user)."""
+"""The club's URLs and two yardsticks: a bare logged-in view (what every logged-in request pays:
+session and member) and a view that reads neither (what Django alone costs)."""
 
+from django.contrib.auth.decorators import login_not_required
 from django.http import HttpResponse
 from django.urls import include, path
 
@@ -8,4 +10,13 @@ def bare(request):
     return HttpResponse(f"ok {request.user.pk}")
 
 
-urlpatterns = [path("bare/", bare), path("", include("cardclub.urls"))]
+@login_not_required
+def no_session(request):
+    return HttpResponse("ok")
+
+
+urlpatterns = [
+    path("bare/", bare),
+    path("nosession/", no_session),
+    path("", include("cardclub.urls")),
+]

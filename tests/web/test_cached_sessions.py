@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.sessions.backends.cached_db import SessionStore
 from django.core.cache import caches
 from django.db import connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from cardclub.accounts.sessions.cached_db import SessionStore
 from tests.conftest import PASSWORD
 from tests.servers import redis_answers
 
@@ -47,7 +47,7 @@ def shared_cache():
         }
     }
     with override_settings(
-        CACHES=cache_settings, SESSION_ENGINE="django.contrib.sessions.backends.cached_db"
+        CACHES=cache_settings, SESSION_ENGINE="cardclub.accounts.sessions.cached_db"
     ):
         yield caches["default"]
         caches["default"].clear()
@@ -156,13 +156,13 @@ def test_sessions_come_from_the_cache_only_when_a_shared_one_is_configured():
     alone = settings_with()
     assert alone.returncode == 0, alone.stderr
     assert alone.stdout.split()[-2:] == [
-        "django.contrib.sessions.backends.db",
+        "cardclub.accounts.sessions.db",
         "django.core.cache.backends.locmem.LocMemCache",
     ]
     shared = settings_with(CACHE_URL="redis://127.0.0.1:6379/1")
     assert shared.returncode == 0, shared.stderr
     assert shared.stdout.split()[-2:] == [
-        "django.contrib.sessions.backends.cached_db",
+        "cardclub.accounts.sessions.cached_db",
         "django.core.cache.backends.redis.RedisCache",
     ]
     wrong = settings_with(CACHE_URL="memcached://127.0.0.1")

@@ -7,6 +7,7 @@ from datetime import date
 from types import SimpleNamespace
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
 
 from cardclub.leagues import live
@@ -37,9 +38,15 @@ def play(fixture: Fixture, winner=None) -> None:
     """The game ends: ``winner`` (a member) wins, or None draws."""
     seats = list(fixture.seats.order_by("index"))
     ranks = [1, 1] if winner is None else [1 if s.user == winner else 2 for s in seats]
-    fixture.record_match_result(
-        [SimpleNamespace(index=s.index, rank=r, score=0) for s, r in zip(seats, ranks, strict=True)]
-    )
+    # In one transaction, as the finishing match's receiver records it (its locks need one on
+    # PostgreSQL when a test runs without the test case's own transaction).
+    with transaction.atomic():
+        fixture.record_match_result(
+            [
+                SimpleNamespace(index=s.index, rank=r, score=0)
+                for s, r in zip(seats, ranks, strict=True)
+            ]
+        )
 
 
 def open_games(season):

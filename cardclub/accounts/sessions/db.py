@@ -1,0 +1,9 @@
+"""Sessions in the database, read by one plain statement (see the package)."""
+
+from django.contrib.sessions.backends import db
+
+from cardclub.accounts.sessions import ReadByStatement
+
+
+class SessionStore(ReadByStatement, db.SessionStore):
+    pass

@@ -1,0 +1,92 @@
+"""Django's ASGI handler with each request served in one go in a thread of a fixed pool, as a
+WSGI server serves it (issue 34).
+
+Django's own ASGI handler runs its middleware and the view in its async mode: a new thread for
+every request (``ThreadSensitiveContext``), and a hop between that thread and the event loop at
+every step that is not async (a sync middleware, a ``MiddlewareMixin``'s ``process_request`` and
+``process_response`` each, the view). Every page of this club is a sync view behind sync
+middleware, so all that bought nothing: measured through gunicorn with a uvicorn worker, the
+hops and the thread set-up were about a fifth of every request's CPU, and each request's thread
+opened its own database connection (SQLite: a connection and its PRAGMAs per request).
+
+Here the event loop reads the request's body, then hands the request to one thread of a pool
+that runs the whole synchronous chain (``request_started``, the middleware, the view, the
+response's ``close`` and ``request_finished``) at once, and sends the answer back from the
+loop. The threads live as long as the process, so each keeps its database connection
+(``CONN_MAX_AGE``) or takes one from the pool, as under WSGI.
+
+What stays as it was: the push streams are answered before this handler (``games/streams.py``),
+the bound on requests in flight is in front of it (``cardclub/overload.py``) and the pool has as
+many threads as that bound lets in, so a request let in never waits for a thread. A streaming
+answer (a static file) is read in its request's thread, each part sent from the loop, then
+closed in that thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers import base
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.urls import set_script_prefix
+
+
+class PooledASGIHandler(ASGIHandler):
+    def __init__(self, threads: int):
+        base.BaseHandler.__init__(self)
+        self.load_middleware(is_async=False)
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix="django-request")
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            response = await loop.run_in_executor(
+                self.executor, self._respond, scope, body_file, loop, send
+            )
+            if response is not None:
+                await self.send_response(response, send)
+        finally:
+            body_file.close()
+
+    def _respond(self, scope, body_file, loop, send):
+        """The whole synchronous chain, in a thread of the pool, closed here (so
+        ``request_finished`` runs in the thread that used the connection): the response for
+        the loop to send, or ``None`` when it streamed, sent from here part by part."""
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+        response._handler_class = self.__class__
+        try:
+            if not response.streaming:
+                return response
+            self._stream(
+                response,
+                lambda message: asyncio.run_coroutine_threadsafe(send(message), loop).result(),
+            )
+            return None
+        finally:
+            response.close()
+
+    def _stream(self, response, send) -> None:
+        """A streaming response (a static file), its parts read and sent from this thread."""
+        headers = [
+            (header.encode("ascii"), value.encode("latin1")) for header, value in response.items()
+        ]
+        for cookie in response.cookies.values():
+            headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+        send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        for part in response:
+            for chunk, _last in self.chunk_bytes(part):
+                send({"type": "http.response.body", "body": chunk, "more_body": True})
+        send({"type": "http.response.body"})

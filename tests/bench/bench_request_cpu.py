@@ -1,0 +1,233 @@
+"""What each kind of request costs the server in CPU, as issue 34 measured it: through gunicorn
+with a uvicorn worker, the server process's CPU before and after a block of one kind of
+request, divided by the requests, the kinds taking turns in blocks.
+
+Run: ``.venv/bin/python -m tests.bench.bench_request_cpu`` (``--db postgres`` for PostgreSQL at
+``BENCH_PG_SERVER``, database ``BENCH_PG_DB`` + ``_cpu``; ``--rounds``, ``--tables``, ``--port``).
+
+The kinds (``TABLES`` two-member tables, the games in turn; one client, one request at a time,
+so the worker's CPU over a block is that block's):
+
+- no session: a Django view that reads neither session nor member (``/nosession/``, no cookie);
+- bare view: a logged-in GET that touches the session and the member (``/bare/``);
+- poll 204: a table's poll at the version it is at;
+- changed fragment: the other member's poll after a move, as its page fetches it when pushed;
+- move POST: the member to move, as htmx sends it;
+- page: the whole table page.
+
+Targets (issue 34; exit status 1 on a miss): a changed fragment ≤ 1.5× and a move POST ≤ 2× the
+bare view; the bare view ≤ 1.5× the view with no session. The CPU is read from /proc in clock
+ticks (10 ms): a block is ``TABLES`` requests, and the figures are the sums over every round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+from tests.bench.bench_capacity import (
+    PG_SERVER,
+    Server,
+    collect_static,
+    production_env,
+    session_key_for,
+)
+
+CSRF = "benchmarkcsrftokenbenchmarkcsrf0"  # 32 characters: a CSRF secret as the cookie holds it
+GAMES = ["escoba", "schotten_totten", "scout"]
+KINDS = ["no session", "bare view", "poll 204", "changed fragment", "move POST", "page"]
+TARGETS = {"changed fragment": 1.5, "move POST": 2.0}  # × the bare view
+BARE_TARGET = 1.5  # the bare view × the view with no session
+
+
+class Table:
+    def __init__(self, game: str, users):
+        from games import writes
+        from games.models import RuleVariant
+
+        rules = RuleVariant.objects.get(game=game, slug="standard")
+        match = writes.create_match(users[0], rules, 2, ["open"])
+        writes.join_match(match.pk, users[1])
+        self.game, self.pk, self.users = game, match.pk, users
+
+    def now(self):
+        from games.models import Match
+
+        return Match.objects.get(pk=self.pk)
+
+
+def choose(match) -> tuple[int, str]:
+    engine = match.engine
+    state = engine.load(match.state)
+    seat = engine.to_move(state)[0]
+    return seat, engine.legal_moves(state, seat)[0].code
+
+
+def measure(args) -> dict[str, float]:
+    import httpx
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from games.models import Match
+
+    call_command("migrate", verbosity=0, interactive=False)
+    User = get_user_model()
+    users = [User.objects.create_user(f"cpu{i}", password=None) for i in range(2 * args.tables)]
+    cookies = {u.pk: f"sessionid={session_key_for(u)}; csrftoken={CSRF}" for u in users}
+    clients = {pk: httpx.Client(headers={"Cookie": c}, timeout=30) for pk, c in cookies.items()}
+    anonymous = httpx.Client(timeout=30)
+    tables = [Table(GAMES[i % len(GAMES)], users[2 * i : 2 * i + 2]) for i in range(args.tables)]
+    base = f"http://127.0.0.1:{args.port}"
+    seconds = dict.fromkeys(KINDS, 0.0)
+    counts = dict.fromkeys(KINDS, 0)
+
+    def block(kind: str, requests) -> None:
+        """``requests``: (client, method, url, kwargs, status wanted) for one block."""
+        before = server.cpu_seconds()
+        for client, method, url, kwargs, wanted in requests:
+            response = client.request(method, url, **kwargs)
+            if response.status_code != wanted:
+                log = Path(folder, "server.log")
+                tail = log.read_text()[-3000:] if log.exists() else ""
+                raise RuntimeError(f"{kind}: {method} {url}: {response.status_code}\n{tail}")
+        seconds[kind] += server.cpu_seconds() - before
+        counts[kind] += len(requests)
+
+    with tempfile.TemporaryDirectory() as folder:
+        env = production_env(
+            **args.where,
+            DJANGO_SETTINGS_MODULE="tests.bench.bench_server_settings",
+            AXES_ENABLED="0",
+        )
+        server = Server(args.port, 1, env, Path(folder) / "server.log")
+        with server:
+            for round_ in range(args.rounds + 1):  # the first round warms the worker up
+                if round_ == 1:
+                    seconds.update(dict.fromkeys(KINDS, 0.0))
+                    counts.update(dict.fromkeys(KINDS, 0))
+                matches = []
+                for i, table in enumerate(tables):
+                    match = table.now()
+                    if match.status != Match.Status.PLAYING:
+                        tables[i] = table = Table(table.game, table.users)
+                        match = table.now()
+                    matches.append(match)
+                moves, fragments, polls, pages = [], [], [], []
+                for table, match in zip(tables, matches, strict=True):
+                    seat, code = choose(match)
+                    mover = clients[table.users[seat].pk]
+                    other = clients[table.users[1 - seat].pk]
+                    moves.append(
+                        (
+                            mover,
+                            "POST",
+                            f"{base}/play/m/{table.pk}/move/",
+                            {
+                                "content": urlencode({"code": code, "v": match.version}),
+                                "headers": {
+                                    "Content-Type": "application/x-www-form-urlencoded",
+                                    "HX-Request": "true",
+                                    "X-CSRFToken": CSRF,
+                                },
+                            },
+                            200,
+                        )
+                    )
+                    poll = f"{base}/play/m/{table.pk}/poll/?"
+                    htmx = {"headers": {"HX-Request": "true"}}
+                    fragments.append(
+                        (
+                            other,
+                            "GET",
+                            poll + urlencode({"v": match.version, "s": "playing"}),
+                            htmx,
+                            200,
+                        )
+                    )
+                    polls.append(
+                        (other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204)
+                    )
+                    pages.append((other, "GET", f"{base}/play/m/{table.pk}/", {}, 200))
+                someone = [clients[t.users[0].pk] for t in tables]
+                block(
+                    "no session", [(anonymous, "GET", f"{base}/nosession/", {}, 200)] * len(tables)
+                )
+                block("bare view", [(c, "GET", f"{base}/bare/", {}, 200) for c in someone])
+                block("move POST", moves)
+                block("changed fragment", fragments)
+                block("poll 204", polls)
+                if round_ % 4 == 0:
+                    block("page", pages)
+    for client in [*clients.values(), anonymous]:
+        client.close()
+    return {kind: seconds[kind] * 1000 / counts[kind] for kind in KINDS if counts[kind]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--port", type=int, default=int(os.environ.get("BENCH_PORT", 8570)))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        workdir = Path(folder)
+        collect_static(workdir)
+        if args.db == "postgres":
+            import psycopg
+
+            name = os.environ.get("BENCH_PG_DB", "cardclub_capacity") + "_cpu"
+            with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True) as db:
+                db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                db.execute(f'CREATE DATABASE "{name}"')
+            args.where = {"DATABASE_URL": f"{PG_SERVER}/{name}"}
+        else:
+            args.where = {"SQLITE_PATH": str(workdir / "cpu.sqlite3")}
+        env = production_env(
+            **args.where, DJANGO_SETTINGS_MODULE="tests.bench.bench_server_settings"
+        )
+        os.environ.update(env, AXES_ENABLED="0")
+        import django
+
+        django.setup()
+        load = os.getloadavg()[0]
+        started = time.monotonic()
+        try:
+            cpu = measure(args)
+        finally:
+            if args.db == "postgres":
+                from django.db import connections
+
+                connections.close_all()
+                with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True) as db:
+                    db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    bare = cpu["bare view"]
+    print(f"Server CPU per request ({args.db}, gunicorn + 1 uvicorn worker, blocks taking turns)")
+    print(f"{'request':<20} {'CPU ms':>8} {'x bare':>7}   target")
+    ok = True
+    for kind in KINDS:
+        ratio = cpu[kind] / bare
+        target = ""
+        if kind in TARGETS:
+            target = f"≤ {TARGETS[kind]}x"
+            ok = ok and ratio <= TARGETS[kind]
+        if kind == "bare view":
+            ratio_free = bare / cpu["no session"]
+            target = f"{ratio_free:.2f}x no session, ≤ {BARE_TARGET}x"
+            ok = ok and ratio_free <= BARE_TARGET
+        print(f"{kind:<20} {cpu[kind]:>8.2f} {ratio:>7.2f}   {target}")
+    print(
+        f"({args.rounds} rounds of {args.tables} tables, {time.monotonic() - started:.0f} s;"
+        f" load {load:.2f} before, {os.getloadavg()[0]:.2f} after)"
+    )
+    print("PASS" if ok else "FAIL: a target was missed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
