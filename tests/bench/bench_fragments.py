@@ -14,7 +14,7 @@ with the bare view (session and user only), twice:
   issue 22 measured its baseline.
 
 Targets: every changed poll within 3x the bare view through the server, and every fragment
-within 10 KB (``tests/web/test_fragment_sizes.py`` checks the sizes from the deal to the end; this
+within 10 KB (``tests/web/tables/test_fragment_sizes.py`` checks the sizes from the deal to the end; this
 reports them with the times). Exits 1 on a miss. ``BENCH_MOVES`` sets the moves per table.
 """
 

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from games.models import Match, MoveRecord
 from tests.servers import spawn
-from tests.web.test_background import DATABASE, _worker_environment
+from tests.web.background.test_background import DATABASE, _worker_environment
 
 from .helpers import log_in, wait_for_my_turn
 from .test_escoba_browser import play_escoba_turn

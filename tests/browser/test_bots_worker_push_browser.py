@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 from games import writes
 from games.models import Match
 from tests.servers import spawn
+from tests.web.background.test_background import DATABASE, _worker_environment
 from tests.web.table_helpers import engine_state, start_match
-from tests.web.test_background import DATABASE, _worker_environment
 
 from .helpers import page_with_session
 

@@ -20,8 +20,8 @@ from cardclub.notifications.models import Kind, Notification
 from cardclub.ratings.models import Rating
 from games.models import Clock, Match
 from tests.servers import spawn
+from tests.web.background.test_background import DATABASE, _worker_environment
 from tests.web.table_helpers import variant
-from tests.web.test_background import DATABASE, _worker_environment
 
 from .helpers import session_for
 from .test_schotten_totten_browser import play_turn

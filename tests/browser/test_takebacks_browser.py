@@ -7,8 +7,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from games.models import MoveRecord
+from tests.web.social.test_takebacks import allow, first_move
 from tests.web.table_helpers import engine_state, start_match
-from tests.web.test_takebacks import allow, first_move
 
 from .helpers import session_for
 

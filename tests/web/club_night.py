@@ -1,7 +1,7 @@
 """A club night in the database: every game live and finished, a closed table, ratings and a
 league, and the list of every kind of page a member (or an admin) opens on such a night.
 
-Shared by the page scans (tests/web/test_words_not_codes.py) and the browser test of page
+Shared by the page scans (tests/web/words/test_words_not_codes.py) and the browser test of page
 widths (tests/browser/test_page_widths_browser.py).
 """
 

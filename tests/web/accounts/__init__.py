@@ -1,0 +1,1 @@
+"""Tests of sign-up, log-in, sessions and the login lock-out."""

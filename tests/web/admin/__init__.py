@@ -1,0 +1,1 @@
+"""Tests of the admin: actions, permissions, secrets it must not show."""

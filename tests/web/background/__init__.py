@@ -1,0 +1,1 @@
+"""Tests of the task worker, its bot moves and sweeps, lost tasks."""

@@ -1,0 +1,1 @@
+"""Tests of each game's table and what it hides (Escoba, Schotten Totten, Scout)."""

@@ -1,0 +1,1 @@
+"""Tests of seasons, fixtures, standings, Swiss, cups, divisions, pairs, exports."""

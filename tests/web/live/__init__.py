@@ -1,0 +1,1 @@
+"""Tests of server push: streams, the push between processes, broker outages."""

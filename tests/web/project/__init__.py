@@ -1,0 +1,1 @@
+"""Tests of checks on the project itself: settings, README, import graph, signals."""

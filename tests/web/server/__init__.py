@@ -1,0 +1,1 @@
+"""Tests of the server under load and behind a proxy, query plans."""

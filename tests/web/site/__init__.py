@@ -1,0 +1,1 @@
+"""Tests of pages as a whole: error pages, CSP, contrast, favicon."""

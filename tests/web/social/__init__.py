@@ -1,0 +1,1 @@
+"""Tests of rematch, challenges, chat, takebacks, who is online, watching, notifications."""

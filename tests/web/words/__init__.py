@@ -1,0 +1,1 @@
+"""Tests of moves, cards and results in words, in Spanish and English."""
