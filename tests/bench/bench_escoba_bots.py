@@ -15,6 +15,7 @@ moves a game at up to 150 ms each): run it in the background on a shared machine
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -47,8 +48,11 @@ def play(seed: int, levels: list[str], times: dict[str, list[float]]) -> list[di
 
 
 def match(player: str, opponent: str, games: int, times: dict[str, list[float]]) -> float:
-    """Wins of ``player`` (a draw counting half) over ``games`` games, seats alternating."""
+    """Wins of ``player`` (a draw counting half) over ``games`` games, seats alternating. Every
+    10 games a progress line (wins so far, their interval and the load), so a run cut short
+    still says what it measured."""
     wins = 0.0
+    started = time.perf_counter()
     for game in range(games):
         seat = game % 2
         levels = [player, opponent] if seat == 0 else [opponent, player]
@@ -57,6 +61,14 @@ def match(player: str, opponent: str, games: int, times: dict[str, list[float]])
             wins += 1.0
         elif ranks[seat] == ranks[1 - seat]:
             wins += 0.5
+        if (game + 1) % 10 == 0:
+            low, high = wilson(wins, game + 1)
+            print(
+                f"  {player} vs {opponent}: {game + 1}/{games} games, {wins / (game + 1):.1%} "
+                f"[{low:.1%}, {high:.1%}], {time.perf_counter() - started:.0f} s, "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
     return wins
 
 

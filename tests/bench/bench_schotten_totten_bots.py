@@ -19,6 +19,7 @@ shared machine: run it in the background.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -54,8 +55,11 @@ def game(seed: int, levels: tuple[str, str], options: dict, times: dict) -> list
 
 
 def match(player: str, opponent: str, games: int, options: dict, times: dict) -> float:
-    """``player``'s wins against ``opponent`` (a draw counting half), seats alternating."""
+    """``player``'s wins against ``opponent`` (a draw counting half), seats alternating. Every
+    20 games a progress line (wins so far, their interval and the load), so a run cut short
+    still says what it measured."""
     wins = 0.0
+    started = time.perf_counter()
     for number in range(games):
         seat = number % 2
         levels = (player, opponent) if seat == 0 else (opponent, player)
@@ -64,6 +68,14 @@ def match(player: str, opponent: str, games: int, options: dict, times: dict) ->
             wins += 0.5
         elif ranks[seat] < ranks[1 - seat]:
             wins += 1.0
+        if (number + 1) % 20 == 0:
+            low, high = wilson(wins, number + 1)
+            print(
+                f"  {player} vs {opponent}: {number + 1}/{games} games, "
+                f"{wins / (number + 1):.1%} [{low:.1%}, {high:.1%}], "
+                f"{time.perf_counter() - started:.0f} s, load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
     return wins
 
 
