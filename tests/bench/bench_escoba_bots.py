@@ -15,13 +15,12 @@ moves a game at up to 150 ms each): run it in the background on a shared machine
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 
 from games.escoba import bots, engine
-from tests.bench.stats import percentile, wilson
+from tests.bench.stats import percentile, progress, wilson
 
 TARGET_EASY_VS_RANDOM = 0.80
 TARGET_HARD_VS_EASY = 0.65
@@ -62,13 +61,9 @@ def match(player: str, opponent: str, games: int, times: dict[str, list[float]])
         elif ranks[seat] == ranks[1 - seat]:
             wins += 0.5
         if (game + 1) % 10 == 0:
-            low, high = wilson(wins, game + 1)
-            print(
-                f"  {player} vs {opponent}: {game + 1}/{games} games, {wins / (game + 1):.1%} "
-                f"[{low:.1%}, {high:.1%}], {time.perf_counter() - started:.0f} s, "
-                f"load {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
+            elapsed = time.perf_counter() - started
+            label = f"{player} vs {opponent}"
+            print(progress(label, wins, game + 1, games, elapsed), flush=True)
     return wins
 
 

@@ -19,13 +19,12 @@ shared machine: run it in the background.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 
 from games.schotten_totten import bots, engine
-from tests.bench.stats import percentile, wilson
+from tests.bench.stats import percentile, progress, wilson
 
 TARGETS = (("easy", "random", 0.80), ("hard", "easy", 0.85))
 # CPU milliseconds per move (this process: what one idle core would take), issue 35.
@@ -69,13 +68,9 @@ def match(player: str, opponent: str, games: int, options: dict, times: dict) ->
         elif ranks[seat] < ranks[1 - seat]:
             wins += 1.0
         if (number + 1) % 20 == 0:
-            low, high = wilson(wins, number + 1)
-            print(
-                f"  {player} vs {opponent}: {number + 1}/{games} games, "
-                f"{wins / (number + 1):.1%} [{low:.1%}, {high:.1%}], "
-                f"{time.perf_counter() - started:.0f} s, load {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
+            elapsed = time.perf_counter() - started
+            label = f"{player} vs {opponent}"
+            print(progress(label, wins, number + 1, games, elapsed), flush=True)
     return wins
 
 
