@@ -24,6 +24,7 @@ import sys
 import time
 
 from games.schotten_totten import bots, engine
+from tests.bench import stats
 from tests.bench.stats import percentile, progress, wilson
 
 TARGETS = (("easy", "random", 0.80), ("hard", "easy", 0.85))
@@ -53,13 +54,25 @@ def game(seed: int, levels: tuple[str, str], options: dict, times: dict) -> list
     return ranks
 
 
-def match(player: str, opponent: str, games: int, options: dict, times: dict) -> float:
-    """``player``'s wins against ``opponent`` (a draw counting half), seats alternating. Every
+def match(
+    player: str,
+    opponent: str,
+    games: int,
+    options: dict,
+    times: dict,
+    deadline: float | None = None,
+) -> tuple[float, int]:
+    """``player``'s wins against ``opponent`` (a draw counting half) and the games played:
+    ``games``, or those started before ``deadline`` (:func:`stats.until`), seats alternating.
+    Every
     20 games a progress line (wins so far, their interval and the load), so a run cut short
     still says what it measured."""
     wins = 0.0
     started = time.perf_counter()
     for number in range(games):
+        if stats.over(deadline):
+            print(f"  stopped at the --until time after {number} games", flush=True)
+            return wins, number
         seat = number % 2
         levels = (player, opponent) if seat == 0 else (opponent, player)
         ranks = game(10_000 + number, levels, options, times)
@@ -71,7 +84,7 @@ def match(player: str, opponent: str, games: int, options: dict, times: dict) ->
             elapsed = time.perf_counter() - started
             label = f"{player} vs {opponent}"
             print(progress(label, wins, number + 1, games, elapsed), flush=True)
-    return wins
+    return wins, games
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         default=engine.AFTER_PLAY,
         help="the claim_timing house rule (after_play)",
     )
+    parser.add_argument("--hard-only", action="store_true", help="skip easy vs random")
+    parser.add_argument(
+        "--until", help="HH:MM UTC: start no game after it, report the games played"
+    )
     args = parser.parse_args(argv)
+    deadline = stats.until(args.until)
     options = {"claim_timing": args.claim_timing}
     times: dict[str, list[float]] = {}
     ok = True
@@ -93,17 +111,19 @@ def main(argv: list[str] | None = None) -> int:
         f"claim_timing={args.claim_timing}; a draw would count as half a win"
     )
     print(f"{'match':<16}{'win rate':>9}  {'95% Wilson':<16}{'target':>8}")
-    for player, opponent, target in TARGETS:
+    for player, opponent, target in TARGETS[1:] if args.hard_only else TARGETS:
         started = time.perf_counter()
-        wins = match(player, opponent, args.games, options, times)
-        rate = wins / args.games
-        low, high = wilson(wins, args.games)
+        wins, played = match(player, opponent, args.games, options, times, deadline)
+        if not played:
+            continue
+        rate = wins / played
+        low, high = wilson(wins, played)
         passed = rate >= target
         ok = ok and passed
         print(
             f"{player + ' vs ' + opponent:<16}{rate:>9.1%}  [{low:5.1%}, {high:5.1%}]  "
             f"{'>= ' + format(target, '.0%'):>8}  {'ok' if passed else 'MISSED'}  "
-            f"({time.perf_counter() - started:.0f} s)",
+            f"({played} games, {time.perf_counter() - started:.0f} s)",
             flush=True,
         )
 

@@ -33,6 +33,7 @@ import sys
 import time
 
 from games.scout import bots, engine
+from tests.bench import stats
 from tests.bench.stats import percentile, wilson
 
 EASY_VS_RANDOM = 0.80
@@ -73,13 +74,16 @@ def share(scores: list[int], seat: int) -> float:
     return 1 / scores.count(top) if scores[seat] == top else 0.0
 
 
-def match(players, strong, weak, games, times, label):
+def match(players, strong, weak, games, times, label, deadline=None):
     """``strong`` in one seat, ``weak`` in the others: (wins, wins without exemption,
-    margins)."""
+    margins), over ``games`` games or those started before ``deadline``."""
     wins = plain_wins = 0.0
     margins = []
     started = time.perf_counter()
     for game in range(games):
+        if stats.over(deadline):
+            print(f"  {label}: stopped at the --until time after {game} games", flush=True)
+            break
         me = game % players
         levels = [weak] * players
         levels[me] = strong
@@ -103,7 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games per 2-player match")
     parser.add_argument("--table-games", type=int, default=100, help="games per table size")
     parser.add_argument("--tables", default="3,4,5", help="table sizes for one hard vs easy")
+    parser.add_argument(
+        "--until", help="HH:MM UTC: start no game after it, report the games played"
+    )
     args = parser.parse_args(argv)
+    deadline = stats.until(args.until)
 
     times: dict = {}
     rows = []
@@ -118,7 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, players, strong, weak, games in plan:
         if games <= 0:
             continue
-        wins, plain_wins, margins = match(players, strong, weak, games, times, label)
+        wins, plain_wins, margins = match(players, strong, weak, games, times, label, deadline)
+        games = len(margins)
+        if not games:
+            continue
         error = statistics.stdev(margins) / math.sqrt(games) if games > 1 else 0.0
         if players == 2:
             target = EASY_VS_RANDOM if strong == "easy" else HARD_VS_EASY
