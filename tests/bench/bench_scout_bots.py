@@ -74,15 +74,16 @@ def share(scores: list[int], seat: int) -> float:
     return 1 / scores.count(top) if scores[seat] == top else 0.0
 
 
-def match(players, strong, weak, games, times, label, deadline=None):
+def match(players, strong, weak, games, times, label, deadline=None, first=0):
     """``strong`` in one seat, ``weak`` in the others: (wins, wins without exemption,
-    margins), over ``games`` games or those started before ``deadline``."""
+    margins), over games ``first`` to ``games - 1`` or those started before ``deadline``
+    (a run cut short is finished by another from the next game: the two add up)."""
     wins = plain_wins = 0.0
     margins = []
     started = time.perf_counter()
-    for game in range(games):
+    for game in range(first, games):
         if stats.over(deadline):
-            print(f"  {label}: stopped at the --until time after {game} games", flush=True)
+            print(f"  {label}: stopped at the --until time before game {game}", flush=True)
             break
         me = game % players
         levels = [weak] * players
@@ -92,9 +93,10 @@ def match(players, strong, weak, games, times, label, deadline=None):
         plain_wins += share(plain, me)
         margins.append(scores[me] - (sum(scores) - scores[me]) / (players - 1))
         if (game + 1) % 10 == 0:
+            played = len(margins)
             print(
-                f"  {label}: {game + 1}/{games} games, {wins / (game + 1):.0%} won "
-                f"({plain_wins / (game + 1):.0%} without the exemption), margin "
+                f"  {label}: {game + 1}/{games} games, {wins / played:.0%} won "
+                f"({plain_wins / played:.0%} without the exemption), margin "
                 f"{statistics.mean(margins):+.2f}, {time.perf_counter() - started:.0f} s, "
                 f"load {os.getloadavg()[0]:.1f}",
                 flush=True,
@@ -107,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games per 2-player match")
     parser.add_argument("--table-games", type=int, default=100, help="games per table size")
     parser.add_argument("--tables", default="3,4,5", help="table sizes for one hard vs easy")
+    parser.add_argument(
+        "--first-game", type=int, default=0, help="start the tables' games at this one (0)"
+    )
     parser.add_argument(
         "--until", help="HH:MM UTC: start no game after it, report the games played"
     )
@@ -134,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, players, strong, weak, games in plan:
         if games <= 0:
             continue
-        wins, plain_wins, margins = match(players, strong, weak, games, times, label, deadline)
+        first = args.first_game if players > 2 else 0
+        wins, plain_wins, margins = match(
+            players, strong, weak, games, times, label, deadline, first
+        )
         games = len(margins)
         if not games:
             continue
