@@ -214,23 +214,36 @@ def _windows(vals: Sequence[int], floor: int) -> list[tuple[int, int, int, float
 SHAPE_CACHE = 200_000  # hands whose shape (:func:`_shape`) is remembered, at most
 
 _SHAPES: dict[tuple[int, ...], tuple] = {}
+_WHERE = 12  # card values 1 to 10, and one either side: a scouted value's neighbours
 _STRENGTHS: dict[tuple[int, ...], int] = {}
 
 
 def _shape(hand: tuple[int, ...]) -> tuple:
     """What easy reads of a hand, whatever the table: its values, every window
     (:func:`_windows` above no floor, so a floor only filters it), the stretches of the values
-    (``engine.stretches``) and where each value sits. Remembered across moves: a playout meets
-    the same hands again and again, and the profile put a third of easy's time here."""
+    (``engine.stretches``) and where each value sits (indexed by value, one either side of
+    the values spare). Remembered across moves: a playout meets the same hands again and
+    again, and the profile put a third of easy's time here.
+
+    Only tuples of ints, never lists or dicts: the cyclic collector stops tracking such tuples
+    the first time it meets them, so the cache of up to ``SHAPE_CACHE`` hands costs nothing
+    to the collections after a search. As lists and dicts, every full collection walked them
+    all, and the one that came at the end of a hard search (the collector resumed) added
+    about 180 ms to one 5-seat move in ten: the moves above the 95th percentile (issue 35)."""
     shape = _SHAPES.get(hand)
     if shape is None:
         if len(_SHAPES) >= SHAPE_CACHE:
             _SHAPES.clear()
-        vals = [c >> 4 for c in hand]
-        where: dict[int, list[int]] = {}  # value -> its positions in the hand
+        vals = tuple(c >> 4 for c in hand)
+        where: list[list[int]] = [[] for _ in range(_WHERE)]  # value -> its positions
         for k, v in enumerate(vals):
-            where.setdefault(v, []).append(k)
-        shape = _SHAPES[hand] = (vals, _windows(vals, 0), engine.stretches(vals), where)
+            where[v].append(k)
+        shape = _SHAPES[hand] = (
+            vals,
+            tuple(_windows(vals, 0)),
+            tuple(map(tuple, engine.stretches(vals))),
+            tuple(map(tuple, where)),
+        )
     return shape
 
 
@@ -314,7 +327,7 @@ def _play_options(
             x = (_flip(card) if turn else card) >> 4
             near = set()
             for v in (x - 1, x, x + 1):
-                for k in where.get(v, ()):
+                for k in where[v]:
                     near.add(k)
                     near.add(k + 1)
             for p in sorted(near):

@@ -20,7 +20,8 @@ import sys
 import time
 
 from games.escoba import bots, engine
-from tests.bench.stats import percentile, wilson
+from tests.bench import stats
+from tests.bench.stats import percentile, progress, wilson
 
 TARGET_EASY_VS_RANDOM = 0.80
 TARGET_HARD_VS_EASY = 0.65
@@ -46,10 +47,23 @@ def play(seed: int, levels: list[str], times: dict[str, list[float]]) -> list[di
     return engine.outcome(state)
 
 
-def match(player: str, opponent: str, games: int, times: dict[str, list[float]]) -> float:
-    """Wins of ``player`` (a draw counting half) over ``games`` games, seats alternating."""
+def match(
+    player: str,
+    opponent: str,
+    games: int,
+    times: dict[str, list[float]],
+    deadline: float | None = None,
+) -> tuple[float, int]:
+    """Wins of ``player`` (a draw counting half) and games played: ``games``, or those started
+    before ``deadline`` (:func:`stats.until`), seats alternating. Every
+    10 games a progress line (wins so far, their interval and the load), so a run cut short
+    still says what it measured."""
     wins = 0.0
+    started = time.perf_counter()
     for game in range(games):
+        if stats.over(deadline):
+            print(f"  stopped at the --until time after {game} games", flush=True)
+            return wins, game
         seat = game % 2
         levels = [player, opponent] if seat == 0 else [opponent, player]
         ranks = {row["seat"]: row["rank"] for row in play(1000 + game, levels, times)}
@@ -57,33 +71,50 @@ def match(player: str, opponent: str, games: int, times: dict[str, list[float]])
             wins += 1.0
         elif ranks[seat] == ranks[1 - seat]:
             wins += 0.5
-    return wins
+        if (game + 1) % 10 == 0:
+            elapsed = time.perf_counter() - started
+            label = f"{player} vs {opponent}"
+            print(progress(label, wins, game + 1, games, elapsed), flush=True)
+    return wins, games
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
+    parser.add_argument("--hard-only", action="store_true", help="skip easy vs random")
+    parser.add_argument(
+        "--until", help="HH:MM UTC: start no game after it, report the games played"
+    )
+    parser.add_argument(
+        "--no-safety-net",
+        action="store_true",
+        help="no wall-clock cap on a hard search: a loaded machine then cannot cut one short, "
+        "so the moves are those of an idle core (the fixed work alone ends each search)",
+    )
     args = parser.parse_args(argv)
+    if args.no_safety_net:
+        bots.HARD_DEADLINE = float("inf")
+    deadline = stats.until(args.until)
 
     times: dict[str, list[float]] = {}
     ok = True
     print(f"Escoba bots, {args.games} two-player games per match, seats alternating")
     print("(a drawn game counts as half a win)")
     print(f"{'match':<18}{'win rate':>10}  {'95% interval':<16}{'target':>8}")
-    for player, opponent, target in (
-        ("easy", "random", TARGET_EASY_VS_RANDOM),
-        ("hard", "easy", TARGET_HARD_VS_EASY),
-    ):
+    plan = [("easy", "random", TARGET_EASY_VS_RANDOM), ("hard", "easy", TARGET_HARD_VS_EASY)]
+    for player, opponent, target in plan[1:] if args.hard_only else plan:
         started = time.perf_counter()
-        wins = match(player, opponent, args.games, times)
-        rate = wins / args.games
-        low, high = wilson(wins, args.games)
+        wins, played = match(player, opponent, args.games, times, deadline)
+        if not played:
+            continue
+        rate = wins / played
+        low, high = wilson(wins, played)
         passed = rate >= target
         ok &= passed
         print(
             f"{player + ' vs ' + opponent:<18}{rate:>9.1%}  [{low:.1%}, {high:.1%}]"
             f"{'':<2}{'>= ' + format(target, '.0%'):>8}  {'ok' if passed else 'MISSED'}"
-            f"  ({time.perf_counter() - started:.0f} s)"
+            f"  ({played} games, {time.perf_counter() - started:.0f} s)"
         )
     print(f"{'level':<8}{'moves':>8}{'cpu p50':>10}{'cpu p95':>10}{'max ms':>10}{'target':>10}")
     for level in bots.LEVELS:

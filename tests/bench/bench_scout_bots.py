@@ -33,6 +33,7 @@ import sys
 import time
 
 from games.scout import bots, engine
+from tests.bench import stats
 from tests.bench.stats import percentile, wilson
 
 EASY_VS_RANDOM = 0.80
@@ -73,13 +74,17 @@ def share(scores: list[int], seat: int) -> float:
     return 1 / scores.count(top) if scores[seat] == top else 0.0
 
 
-def match(players, strong, weak, games, times, label):
+def match(players, strong, weak, games, times, label, deadline=None, first=0):
     """``strong`` in one seat, ``weak`` in the others: (wins, wins without exemption,
-    margins)."""
+    margins), over games ``first`` to ``games - 1`` or those started before ``deadline``
+    (a run cut short is finished by another from the next game: the two add up)."""
     wins = plain_wins = 0.0
     margins = []
     started = time.perf_counter()
-    for game in range(games):
+    for game in range(first, games):
+        if stats.over(deadline):
+            print(f"  {label}: stopped at the --until time before game {game}", flush=True)
+            break
         me = game % players
         levels = [weak] * players
         levels[me] = strong
@@ -88,9 +93,10 @@ def match(players, strong, weak, games, times, label):
         plain_wins += share(plain, me)
         margins.append(scores[me] - (sum(scores) - scores[me]) / (players - 1))
         if (game + 1) % 10 == 0:
+            played = len(margins)
             print(
-                f"  {label}: {game + 1}/{games} games, {wins / (game + 1):.0%} won "
-                f"({plain_wins / (game + 1):.0%} without the exemption), margin "
+                f"  {label}: {game + 1}/{games} games, {wins / played:.0%} won "
+                f"({plain_wins / played:.0%} without the exemption), margin "
                 f"{statistics.mean(margins):+.2f}, {time.perf_counter() - started:.0f} s, "
                 f"load {os.getloadavg()[0]:.1f}",
                 flush=True,
@@ -103,7 +109,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games per 2-player match")
     parser.add_argument("--table-games", type=int, default=100, help="games per table size")
     parser.add_argument("--tables", default="3,4,5", help="table sizes for one hard vs easy")
+    parser.add_argument(
+        "--first-game", type=int, default=0, help="start the tables' games at this one (0)"
+    )
+    parser.add_argument(
+        "--until", help="HH:MM UTC: start no game after it, report the games played"
+    )
+    parser.add_argument(
+        "--no-safety-net",
+        action="store_true",
+        help="no wall-clock cap on a hard search: a loaded machine then cannot cut one short, "
+        "so the moves are those of an idle core (the fixed work alone ends each search)",
+    )
     args = parser.parse_args(argv)
+    if args.no_safety_net:
+        bots.HARD_TIME_LIMIT = float("inf")
+    deadline = stats.until(args.until)
 
     times: dict = {}
     rows = []
@@ -118,7 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     for label, players, strong, weak, games in plan:
         if games <= 0:
             continue
-        wins, plain_wins, margins = match(players, strong, weak, games, times, label)
+        first = args.first_game if players > 2 else 0
+        wins, plain_wins, margins = match(
+            players, strong, weak, games, times, label, deadline, first
+        )
+        games = len(margins)
+        if not games:
+            continue
         error = statistics.stdev(margins) / math.sqrt(games) if games > 1 else 0.0
         if players == 2:
             target = EASY_VS_RANDOM if strong == "easy" else HARD_VS_EASY
