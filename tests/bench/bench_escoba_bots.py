@@ -53,17 +53,19 @@ def match(
     games: int,
     times: dict[str, list[float]],
     deadline: float | None = None,
+    first: int = 0,
 ) -> tuple[float, int]:
-    """Wins of ``player`` (a draw counting half) and games played: ``games``, or those started
-    before ``deadline`` (:func:`stats.until`), seats alternating. Every
-    10 games a progress line (wins so far, their interval and the load), so a run cut short
-    still says what it measured."""
+    """Wins of ``player`` (a draw counting half) and games played: games ``first`` to
+    ``games - 1`` (each seeded by its number, so a run cut short can be finished by another
+    from where it stopped), or those started before ``deadline`` (:func:`stats.until`), seats
+    alternating. Every 10 games a progress line (wins so far, their interval and the load), so
+    a run cut short still says what it measured."""
     wins = 0.0
     started = time.perf_counter()
-    for game in range(games):
+    for game in range(first, games):
         if stats.over(deadline):
-            print(f"  stopped at the --until time after {game} games", flush=True)
-            return wins, game
+            print(f"  stopped at the --until time after {game - first} games", flush=True)
+            return wins, game - first
         seat = game % 2
         levels = [player, opponent] if seat == 0 else [opponent, player]
         ranks = {row["seat"]: row["rank"] for row in play(1000 + game, levels, times)}
@@ -71,17 +73,23 @@ def match(
             wins += 1.0
         elif ranks[seat] == ranks[1 - seat]:
             wins += 0.5
-        if (game + 1) % 10 == 0:
+        if (game + 1 - first) % 10 == 0:
             elapsed = time.perf_counter() - started
             label = f"{player} vs {opponent}"
-            print(progress(label, wins, game + 1, games, elapsed), flush=True)
-    return wins, games
+            print(progress(label, wins, game + 1 - first, games - first, elapsed), flush=True)
+    return wins, games - first
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
     parser.add_argument("--hard-only", action="store_true", help="skip easy vs random")
+    parser.add_argument(
+        "--first-game",
+        type=int,
+        default=0,
+        help="play from this game's seed on (to finish a run cut by --until; add the two up)",
+    )
     parser.add_argument(
         "--until", help="HH:MM UTC: start no game after it, report the games played"
     )
@@ -104,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = [("easy", "random", TARGET_EASY_VS_RANDOM), ("hard", "easy", TARGET_HARD_VS_EASY)]
     for player, opponent, target in plan[1:] if args.hard_only else plan:
         started = time.perf_counter()
-        wins, played = match(player, opponent, args.games, times, deadline)
+        wins, played = match(player, opponent, args.games, times, deadline, args.first_game)
         if not played:
             continue
         rate = wins / played
