@@ -122,10 +122,9 @@ def _open_tables() -> list[Match]:
     one aggregate over the ``(status, -updated_at)`` index reads, so that the list itself (a
     join of three tables, longer for PostgreSQL to plan than to run) is read once per change.
     The short life only bounds what that key cannot see (a member renamed)."""
-    stamp = Match.objects.open().public().aggregate(count=Count("pk"), newest=Max("updated_at"))
-    newest = stamp["newest"].isoformat() if stamp["newest"] else ""
+    count, newest = Match.objects.open_tables_stamp()
     return cache.get_or_set(
-        f"lobby-open:{stamp['count']}:{newest}",
+        f"lobby-open:{count}:{newest}",
         lambda: list(
             Match.objects.open()
             .public()

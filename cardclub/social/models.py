@@ -11,9 +11,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from cardclub import rows
 
 
 class Offer(models.Model):
@@ -210,6 +212,18 @@ class Challenge(Offer):
     @property
     def lead_pk(self) -> int:
         return self.lead_id or self.pk
+
+    @classmethod
+    def any_open_concerning(cls, user, now=None) -> bool:
+        """Whether any open challenge is to or from ``user``: the lobby asks on every view and
+        the answer is nearly always no, so it is asked by one plain statement (``rows``; the
+        ORM's three-join query costs about 2 ms to build before it finds nothing)."""
+        now = connection.ops.adapt_datetimefield_value(now or timezone.now())
+        where = "status = %s AND expires_at > %s AND (challenger_id = %s OR challenged_id = %s)"
+        found = rows.values(
+            cls, ("id",), f"{where} LIMIT 1", [cls.Status.OPEN, now, user.pk, user.pk]
+        )
+        return found is not None
 
     @classmethod
     def party_of(cls, lead_pks):

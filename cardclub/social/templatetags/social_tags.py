@@ -60,6 +60,8 @@ def my_challenges(context):
     from cardclub.social.models import Challenge
 
     user = context["request"].user
+    if not Challenge.any_open_concerning(user):
+        return {"received": [], "sent": [], "user": user, "csrf_token": context.get("csrf_token")}
     rows = list(
         Challenge.objects.open()
         .concerning(user)

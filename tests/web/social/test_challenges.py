@@ -177,3 +177,28 @@ def test_refusing_challenges_is_a_profile_preference(alice, client_for):
     assert 'name="refuse_challenges"' in form
     client.post(reverse("profile_edit"), {"email": "a@example.com", "refuse_challenges": "on"})
     assert Preferences.refuses_challenges(alice)
+
+
+def test_the_lobby_asks_first_whether_any_challenge_is_open_and_shows_them_while_one_is(
+    alice, bob, make_member, client_for
+):
+    carol = make_member("carol")
+    alice_client, bob_client = client_for(alice), client_for(bob)
+    _challenge(alice_client, "bob")
+    challenge = Challenge.objects.get()
+    # To and from: both members are concerned, a third member is not.
+    assert Challenge.any_open_concerning(alice) and Challenge.any_open_concerning(bob)
+    assert not Challenge.any_open_concerning(carol)
+    lobby = bob_client.get(reverse("games:lobby")).content.decode()
+    assert reverse("social:challenge_accept", args=[challenge.pk]) in lobby
+    # Expired, it is open no longer: the lobby draws no challenge at all.
+    Challenge.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert not Challenge.any_open_concerning(bob)
+    lobby = bob_client.get(reverse("games:lobby")).content.decode()
+    assert reverse("social:challenge_accept", args=[challenge.pk]) not in lobby
+    # Withdrawn likewise.
+    _challenge(alice_client, "bob")
+    second = Challenge.objects.order_by("-pk").first()
+    assert Challenge.any_open_concerning(bob)
+    alice_client.post(reverse("social:challenge_decline", args=[second.pk]))
+    assert not Challenge.any_open_concerning(bob) and not Challenge.any_open_concerning(alice)
