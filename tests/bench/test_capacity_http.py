@@ -11,6 +11,7 @@ import pytest
 
 from tests.bench.bench_capacity import Member, Person, Recorder, Table
 from tests.bench.capacity_http import Client, ConnectionClosed, parse_head, read_chunked
+from tests.servers import run_in_new_loop
 
 
 async def _read_request(reader: asyncio.StreamReader) -> bytes | None:
@@ -61,7 +62,7 @@ def _run(answers, exchange):
         async with server, Client(_port(server), timeout=5) as client:
             return await exchange(client), requests, client
 
-    return asyncio.run(main())
+    return run_in_new_loop(main())
 
 
 PAGE = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello"
@@ -92,7 +93,7 @@ def test_chunk_sizes_are_hexadecimal():
         reader.feed_data(b"1A\r\n" + b"x" * 26 + b"\r\n0\r\n\r\n")
         return await read_chunked(reader)
 
-    assert asyncio.run(read()) == b"x" * 26
+    assert run_in_new_loop(read()) == b"x" * 26
 
 
 def test_every_set_cookie_header_is_kept_and_other_repeated_headers_are_joined():

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.source import parse
+
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("games", "cardclub")
 
@@ -60,7 +62,7 @@ def import_graph() -> dict[str, set[str]]:
     files = project_files()
     graph: dict[str, set[str]] = {name: set() for name in files}
     for name, path in files.items():
-        for node in load_time_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in load_time_imports(parse(path)):
             graph[name] |= imported_modules(node, name, path, files)
     return graph
 
@@ -124,7 +126,7 @@ def test_an_import_put_off_to_avoid_a_cycle_says_why():
     for name, path in files.items():
         source = path.read_text(encoding="utf-8")
         lines = source.splitlines()
-        for node in ast.walk(ast.parse(source)):
+        for node in ast.walk(parse(source)):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             for target in imported_modules(node, name, path, files) - graph[name]:

@@ -15,6 +15,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from cardclub.env import env_bool, env_float, env_int
+from tests.source import parse
 
 ROOT = Path(__file__).resolve().parents[3]
 SETTINGS = ROOT / "cardclub/settings.py"
@@ -27,7 +28,7 @@ def variables_read(path: Path) -> set[str]:
     """The names ``path`` reads from the environment: ``os.environ.get("X")``,
     ``os.environ["X"]``, ``os.getenv("X")`` and the settings' ``env_*("X", …)``."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parse(path)):
         name = None
         if isinstance(node, ast.Call) and node.args:
             func = node.func

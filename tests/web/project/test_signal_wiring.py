@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.source import parse
+
 ROOT = Path(__file__).resolve().parents[3]
 SOURCES = [p for pkg in ("games", "cardclub") for p in (ROOT / pkg).rglob("*.py")]
 
@@ -26,7 +28,7 @@ def test_signals_are_defined_only_in_a_signals_module():
         f"{path.relative_to(ROOT)}:{node.lineno}"
         for path in SOURCES
         if path.name != "signals.py"
-        for node in calls(ast.parse(path.read_text(encoding="utf-8")), "Signal")
+        for node in calls(parse(path), "Signal")
     ]
     assert not elsewhere, "a Signal() outside signals.py: " + ", ".join(elsewhere)
 
@@ -37,7 +39,7 @@ def test_receivers_are_connected_only_by_the_connect_of_a_receivers_module():
         source = path.read_text(encoding="utf-8")
         if "@receiver" in source:
             stray.append(f"{path.relative_to(ROOT)}: @receiver")
-        tree = ast.parse(source)
+        tree = parse(source)
         connects = {
             node.lineno
             for node in calls(tree, "connect")
