@@ -7,6 +7,7 @@ from datetime import date
 from types import SimpleNamespace
 
 import pytest
+from django.db import transaction
 from playwright.sync_api import expect
 
 from cardclub.leagues.models import Fixture, League, Season
@@ -41,9 +42,10 @@ def test_a_result_reaches_the_open_bracket_through_its_stream_without_a_reload(
     fixture = Fixture.objects.filter(round__season=season, tie__slot=0).get()
     seats = list(fixture.seats.order_by("index"))
     winner = seats[1].user.username
-    fixture.record_match_result(
-        [SimpleNamespace(index=s.index, rank=2 - s.index, score=0) for s in seats]
-    )
+    with transaction.atomic():  # as the finishing match's receiver records it
+        fixture.record_match_result(
+            [SimpleNamespace(index=s.index, rank=2 - s.index, score=0) for s in seats]
+        )
 
     first_round = page.locator("#bracket .bracket-round").first
     expect(first_round.locator(".won")).to_contain_text(winner, timeout=10000)
