@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import os
 import signal
 import socket
@@ -28,27 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 _children: list[subprocess.Popen] = []
 
 
-# PR_SET_PDEATHSIG (Linux): the child gets SIGTERM when the thread that started it ends, so a
-# test process killed outright (SIGTERM's default, SIGKILL) takes its servers with it. Looked
-# up here, once: the child, between fork and exec, only makes the call.
-try:
-    _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
-except (OSError, AttributeError):
-    _prctl = None
-
-
-def _end_with_the_tests() -> None:  # runs in the child, before exec
-    _prctl(1, signal.SIGTERM)
-
-
 def spawn(command, **kwargs) -> subprocess.Popen:
     """``subprocess.Popen(command, **kwargs)`` for a server, worker or broker of the tests,
     which never outlives them: it is ended when the test process exits (a Ctrl-C may stop the
-    run in the middle of a teardown, before the process's own ``stop()``), and on Linux when
-    the test process dies outright (SIGTERM, SIGKILL). Call it from the main thread: the
-    child is ended when the thread that started it ends."""
-    if _prctl is not None:
-        kwargs.setdefault("preexec_fn", _end_with_the_tests)
+    run in the middle of a teardown, before the process's own ``stop()``). Not by
+    PR_SET_PDEATHSIG: that ends a child when the *thread* that started it ends, and it made the
+    chat browser test's cross-process push fail about one run in three."""
     process = subprocess.Popen(command, **kwargs)
     _children[:] = [child for child in _children if child.poll() is None]
     _children.append(process)
