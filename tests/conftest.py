@@ -8,6 +8,12 @@ import sys
 
 import pytest
 
+from tests.source import serialise_syntax_trees
+
+# Before any test runs: see tests/source.py (CPython 3.11.7 builds syntax trees unsafely across
+# threads).
+serialise_syntax_trees()
+
 PASSWORD = "a-long-club-password-9"
 
 

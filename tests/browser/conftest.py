@@ -5,6 +5,7 @@ Never `playwright install`: the browser is Debian's `chromium` package.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 
@@ -89,25 +90,36 @@ def watch_context(context, problems: list[str]) -> None:
 @pytest.fixture
 def console_problems(monkeypatch):
     """The CSP violations and console errors of the test's pages so far; the test fails at the
-    end if any is left. A test that provokes one on purpose empties the list."""
-    from playwright.sync_api import Browser
+    end if any is left. A test that provokes one on purpose empties the list.
+
+    The contexts a test opened itself are closed when it ends: the browser lives for the whole
+    run, and a page left open keeps polling and streaming from the run's live server after the
+    test's database is gone (each of its requests a traceback, at any later test)."""
+    from playwright.sync_api import Browser, Error
 
     problems: list[str] = []
+    opened = []
     new_context, new_page = Browser.new_context, Browser.new_page
 
     def watched_context(self, *args, **kwargs):
         context = new_context(self, *args, **kwargs)
         watch_context(context, problems)
+        opened.append(context)
         return context
 
     def watched_page(self, *args, **kwargs):
         page = new_page(self, *args, **kwargs)
         watch_context(page.context, problems)
+        opened.append(page.context)
         return page
 
     monkeypatch.setattr(Browser, "new_context", watched_context)
     monkeypatch.setattr(Browser, "new_page", watched_page)
     yield problems
+    for context in opened:
+        # A test may have closed it, or the browser with it; either way it is gone.
+        with contextlib.suppress(Error):
+            context.close()
     assert problems == [], "the pages reported CSP violations or console errors"
 
 
