@@ -15,9 +15,19 @@ from .helpers import page_with_session
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Below the chat's 10 s slow poll: what arrives this fast came by push.
-PUSHED_MS = 3000
-# The port range this project's chat tests may use (each helper has its own).
+# A generous wait, for a busy machine. What arrives came by push, not by the chat's 10 s slow
+# poll: the chat does not poll while the table's stream is open (static/js/chat.js), and each
+# page records whether its stream ever left "open" meanwhile (a stream opened again fetches
+# what it missed), which the test asserts it did not.
+PUSHED_MS = 15000
+
+WATCH_STREAM = """() => {
+  const wrap = document.querySelector('[data-live="table"]');
+  window.streamLeftOpen = false;
+  new MutationObserver(() => {
+    if (wrap.dataset.stream !== "open") window.streamLeftOpen = true;
+  }).observe(wrap, {attributes: true, attributeFilter: ["data-stream"]});
+}"""
 
 
 def test_a_message_reaches_the_other_members_open_page_by_push(
@@ -31,6 +41,7 @@ def test_a_message_reaches_the_other_members_open_page_by_push(
         expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(
             1, timeout=10000
         )
+        page.evaluate(WATCH_STREAM)
         pages[user.username] = page
     assert pages["charlie"].locator("#chat-text").count() == 0  # a spectator reads only
 
@@ -56,5 +67,7 @@ def test_a_message_reaches_the_other_members_open_page_by_push(
     expect(alice_page.locator("#chat-messages")).to_contain_text(
         "bob: Gracias, igualmente", timeout=PUSHED_MS
     )
+    for page in pages.values():
+        assert page.evaluate("window.streamLeftOpen") is False
     # The table itself did not change: a chat message is not a move.
     assert alice_page.locator("#table").get_attribute("data-version") == str(match.version)
