@@ -254,3 +254,64 @@ def test_sampled_deals_favour_the_cards_that_fit_the_opponents_open_formations()
     held = [c for c in fits + others if c in view["hand"]]
     assert len(opponent) == 2 and not held
     assert min(counts[c] for c in fits) > 1.3 * max(counts[c] for c in others)
+
+
+def test_sampled_opponent_hands_never_hold_a_card_the_bot_can_see():
+    """With the opponent model's weights on, a sampled hand of theirs holds only unseen cards:
+    none from the bot's hand or the table, and each card at most once."""
+    checked = 0
+    for seed in range(4):
+        for state in mid_game_states(seed, plays=6 + 3 * seed):
+            seat = state.turn
+            view = engine.view(state, seat)
+            visible = set(view["hand"])
+            for st in view["stones"]:
+                for side in st["cards"]:
+                    visible.update(side)
+            weights = bots._hand_weights(view)
+            rng = random.Random(seed)
+            for _ in range(20):
+                hand = bots._sample(view, rng, weights).hands[1 - seat]
+                assert not visible & set(hand)
+                assert len(set(hand)) == len(hand) == view["hand_sizes"][1 - seat]
+                checked += 1
+    assert checked >= 80
+
+
+def _view_with_opponent_pair(last_moves):
+    """A view in which the opponent (seat 1) holds red 5-6 on stone 4 and blue 2 on stone 2."""
+    state = engine.new_game(2, seed=3)
+    view = engine.view(state, 0)
+    view["hand"] = ["B8", "Y4", "G7", "P1", "P3", "O9"]
+    view["stones"][4]["cards"][1] = ["R5", "R6"]
+    view["stones"][2]["cards"][1] = ["B2"]
+    view["last_moves"] = last_moves
+    return view
+
+
+def test_a_pair_the_opponent_left_waiting_makes_its_strong_completions_likelier_still():
+    """Right after the opponent made red 5-6, red 4s and 7s are likelier in their hand (they
+    made the pair to finish it); once they have played elsewhere and left it waiting, those
+    cards are likelier still (one holding the third card is in no hurry), in the weights and in
+    the sampled hands, while a card that fits nothing keeps its weight."""
+    made = [{"kind": "play", "seat": 1, "card": "R6", "stone": 4}]
+    waited = [
+        *made,
+        {"kind": "play", "seat": 0, "card": "Y9", "stone": 0},
+        {"kind": "play", "seat": 1, "card": "B2", "stone": 2},
+    ]
+    fresh = bots._hand_weights(_view_with_opponent_pair(made))
+    stale = bots._hand_weights(_view_with_opponent_pair(waited))
+    for card in ("R4", "R7"):
+        assert stale[card] > fresh[card]
+        assert fresh[card] > fresh["Y1"]
+    assert stale["Y1"] == fresh["Y1"]
+
+    def dealt(view, weights):
+        rng = random.Random(2)
+        hands = [bots._sample(view, rng, weights).hands[1] for _ in range(400)]
+        return sum(("R4" in h) + ("R7" in h) for h in hands)
+
+    assert dealt(_view_with_opponent_pair(waited), stale) > 1.2 * dealt(
+        _view_with_opponent_pair(made), fresh
+    )
