@@ -61,3 +61,24 @@ def instance(model, fields: tuple[str, ...], where: str, params, using: str = "d
     """The model instance of the first row where ``where`` (its ``fields`` loaded), or ``None``."""
     row = values(model, fields, where, params, using)
     return None if row is None else model.from_db(using, list(fields), row)
+
+
+def converted(model, name: str, value, using: str = "default"):
+    """``value`` as the ORM would read it from the column of ``model``'s field ``name`` (also the
+    result of ``MAX`` over it): an aware datetime on SQLite too, ``None`` left alone."""
+    if value is None:
+        return None
+    connection = connections[using]
+    column = model._meta.get_field(name).get_col(model._meta.db_table)
+    for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
+        value = convert(value, column, connection)
+    return value
+
+
+def scalar(sql: str, params, using: str = "default"):
+    """The first column of the first row of a plain statement (a ``COUNT``, one id), or ``None``
+    when there is no row."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return None if row is None else row[0]

@@ -120,6 +120,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "cardclub.notifications.context_processors.bell",
             ],
+            # base.html's {% kept %}: the frame's parts drawn once per language and member.
+            "libraries": {"frame": "cardclub.frame"},
         },
     },
 ]

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from cardclub import rows
 from games import registry
 from games.engine import EngineError, InvalidOptions, replay, resolve_options
 
@@ -279,11 +280,11 @@ class MatchQuerySet(models.QuerySet):
         -finished_at)`` index. Lists of finished matches, and the ratings written when a match
         ends, change only when it does, so what is drawn from them can be kept under it and
         never needs clearing, also with a cache per process."""
-        newest = (
-            self.filter(status=Match.Status.FINISHED)
-            .order_by("-finished_at")
-            .values_list("pk", flat=True)
-            .first()
+        # By a plain statement, as ``open_tables_stamp``: every lobby asks.
+        table = connection.ops.quote_name(Match._meta.db_table)
+        newest = rows.scalar(
+            f"SELECT id FROM {table} WHERE status = %s ORDER BY finished_at DESC LIMIT 1",
+            [Match.Status.FINISHED],
         )
         return newest or 0
 
@@ -609,6 +610,33 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id}/{self.index}: {self.display_name}"
+
+    @classmethod
+    def live_stamp(cls, user_id: int) -> dict:
+        """The one reading of a member's live matches that the lobby's "My matches" and its
+        stream share (``total`` seats, ``my_turns``, the latest change ``changed`` of their
+        matches and how many have a ``live_clocks``): one aggregate over the
+        ``seat_member_live`` index. Every lobby view and every stream asks, so by one plain
+        statement (``cardclub/rows.py``): the ORM takes several times longer to build this
+        aggregate than the database to answer it. ``COUNT(CASE ...)``: what the ORM's filtered
+        counts send, on both databases."""
+        quote = connection.ops.quote_name
+        seat, match = quote(cls._meta.db_table), quote(Match._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT COUNT(*), COUNT(CASE WHEN s.to_move THEN 1 END), MAX(m.updated_at),"
+                f" COUNT(CASE WHEN m.clock = %s THEN 1 END)"
+                f" FROM {seat} s INNER JOIN {match} m ON m.id = s.match_id"
+                f" WHERE s.user_id = %s AND s.live",
+                [Clock.LIVE, user_id],
+            )
+            total, my_turns, changed, live_clocks = cursor.fetchone()
+        return {
+            "total": total,
+            "my_turns": my_turns,
+            "changed": rows.converted(Match, "updated_at", changed),
+            "live_clocks": live_clocks,
+        }
 
     @property
     def is_bot(self) -> bool:

@@ -36,11 +36,11 @@ from http.cookies import SimpleCookie
 from importlib import import_module
 from types import SimpleNamespace
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth import aget_user
 from django.core.handlers.asgi import ASGIRequest
 from django.db import DatabaseError
-from django.db.models import Count, Max
 from django.http import HttpResponse
 from django.http.request import split_domain_port, validate_host
 from django.urls import Resolver404, resolve
@@ -98,9 +98,8 @@ def mine_stamp(total: int, changed) -> int:
 
 
 async def _mine_now(user_id: int) -> int:
-    stamp = await Seat.objects.filter(user_id=user_id, live=True).aaggregate(
-        total=Count("pk"), changed=Max("match__updated_at")
-    )
+    # The lobby's own reading (views._mine), so the stream and the page agree on the version.
+    stamp = await sync_to_async(Seat.live_stamp)(user_id)
     return mine_stamp(stamp["total"], stamp["changed"])
 
 

@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, F, Max, Q
+from django.db.models import F
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -24,7 +24,7 @@ from games import access, registry, timeouts, versions, writes
 from games.forms import NewTableForm
 from games.locking import ActionError, NoSuchMatch
 from games.log import describe_events, match_log, seat_names
-from games.models import Clock, Match, RuleVariant, Seat
+from games.models import Match, RuleVariant, Seat
 from games.present import describe_options, public_facts, table_context
 from games.signals import match_page_open, match_viewed
 from games.streams import can_stream, mine_stamp
@@ -95,12 +95,7 @@ def _mine(user) -> dict:
     in it, for the time left on correspondence clocks; a member with a live clock running
     somewhere gets the list drawn afresh (its seconds count down from when it was drawn).
     """
-    stamp = Seat.objects.filter(user=user, live=True).aggregate(
-        total=Count("pk"),
-        my_turns=Count("pk", filter=Q(to_move=True)),
-        changed=Max("match__updated_at"),
-        live_clocks=Count("pk", filter=Q(match__clock=Clock.LIVE)),
-    )
+    stamp = Seat.live_stamp(user.pk)  # the same reading as the list's stream (streams.py)
     kept = stamp["total"] and not stamp["live_clocks"]
     minute = timezone.now().replace(second=0, microsecond=0)
     return {

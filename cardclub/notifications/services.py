@@ -4,16 +4,23 @@ row, and after the commit rings the member's bell on their open pages and queues
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from cardclub import rows
 from games import push
 
 from .models import DEFAULT_CHOICES, Choice, Kind, Notification, NotificationSetting
 
 
 def unread_count(user_id: int) -> int:
-    return Notification.objects.filter(user_id=user_id, read_at__isnull=True).count()
+    """The bell's number, on every full page: one range of the ``notification_unread`` index,
+    asked by a plain statement (``cardclub/rows.py``), which costs a fraction of building the
+    ORM's ``count()``."""
+    table = connection.ops.quote_name(Notification._meta.db_table)
+    return rows.scalar(
+        f"SELECT COUNT(*) FROM {table} WHERE user_id = %s AND read_at IS NULL", [user_id]
+    )
 
 
 def ring(user_id: int) -> None:

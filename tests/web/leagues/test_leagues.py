@@ -458,3 +458,26 @@ def test_the_season_page_shows_the_round_asked_for(client_for, running, alice):
     assert 'action="/leagues/fixture/' not in page.content.decode()
     page = client_for(alice).get(reverse("leagues:season", args=[running.pk]) + "?round=x")
     assert page.context["round"].number == 1
+
+
+def test_the_lobbys_plain_read_of_my_unplayed_fixtures_finds_what_the_orm_query_finds(
+    running, alice, bob
+):
+    from cardclub.leagues.models import FixtureSeat
+    from cardclub.leagues.views import _my_unplayed_fixture_ids
+
+    def by_orm(user):
+        return sorted(
+            FixtureSeat.objects.filter(
+                user=user,
+                fixture__status__in=[Fixture.Status.SCHEDULED, Fixture.Status.PLAYING],
+                fixture__round__season__status=Season.Status.RUNNING,
+            ).values_list("fixture_id", flat=True)
+        )
+
+    start_by_ready(my_fixture(running, alice).pk)  # one playing, the others scheduled
+    my_fixture(running, alice, number=2).record_forfeit({0}, by=alice)  # one no longer unplayed
+    for member in (alice, bob):
+        assert sorted(_my_unplayed_fixture_ids(member.pk)) == by_orm(member) != []
+    Season.objects.filter(pk=running.pk).update(status=Season.Status.FINISHED)
+    assert _my_unplayed_fixture_ids(alice.pk) == by_orm(alice) == []

@@ -318,3 +318,65 @@ def test_my_matches_with_a_live_clock_running_are_drawn_afresh(alice, bob, clien
     _lobby_reads_the_list(client)
     _html, listed = _lobby_reads_the_list(client)
     assert listed
+
+
+def _live_stamp_by_orm(user) -> dict:
+    from django.db.models import Count, Max, Q
+
+    return Seat.objects.filter(user=user, live=True).aggregate(
+        total=Count("pk"),
+        my_turns=Count("pk", filter=Q(to_move=True)),
+        changed=Max("match__updated_at"),
+        live_clocks=Count("pk", filter=Q(match__clock=Clock.LIVE)),
+    )
+
+
+def test_the_lobby_and_its_stream_read_my_live_matches_as_the_orm_aggregate_would(
+    alice, bob, charlie
+):
+    from asgiref.sync import async_to_sync
+
+    from games.streams import _mine_now, mine_stamp
+
+    assert (
+        Seat.live_stamp(alice.pk)
+        == _live_stamp_by_orm(alice)
+        == {"total": 0, "my_turns": 0, "changed": None, "live_clocks": 0}
+    )
+    writes.create_match(alice, variant("scout"), 3, ["open", "open"])  # waiting for players
+    ended = start_match("escoba", [alice, charlie])
+    writes.resign(ended.pk, alice)  # finished: no longer live
+    start_match("schotten_totten", [bob, alice])
+    rules = variant("escoba")
+    rules.clock, rules.clock_minutes, rules.clock_increment = Clock.LIVE, 10, 0
+    rules.save()
+    start_match("escoba", [alice, bob])
+    for member in (alice, bob, charlie):
+        stamp = Seat.live_stamp(member.pk)
+        assert stamp == _live_stamp_by_orm(member)
+        # The stream says the version the page drew: one reading for both.
+        assert async_to_sync(_mine_now)(member.pk) == mine_stamp(stamp["total"], stamp["changed"])
+    stamp = Seat.live_stamp(alice.pk)
+    assert (stamp["total"], stamp["live_clocks"]) == (3, 1)
+    assert stamp["changed"].tzinfo is not None
+    # Somebody's turn in the started matches: the turns are counted, not all zero.
+    assert sum(Seat.live_stamp(member.pk)["my_turns"] for member in (alice, bob)) >= 2
+
+
+def test_the_newest_finished_match_and_the_bells_count_are_read_as_the_orm_would(alice, bob):
+    from cardclub.notifications.models import Notification
+    from cardclub.notifications.services import unread_count
+
+    assert Match.objects.newest_finished_pk() == 0
+    assert unread_count(alice.pk) == 0
+    for _ in range(2):
+        ended = start_match("escoba", [alice, bob])
+        writes.resign(ended.pk, bob)
+    newest = Match.objects.filter(status=Match.Status.FINISHED).order_by("-finished_at").first()
+    assert Match.objects.newest_finished_pk() == newest.pk == ended.pk
+    for kind in ("your_turn", "result", "forfeit"):
+        Notification.objects.create(user=alice, kind=kind, match=ended)
+    Notification.objects.create(user=bob, kind="result", match=ended)
+    Notification.objects.filter(user=alice, kind="forfeit").update(read_at=timezone.now())
+    assert unread_count(alice.pk) == 2
+    assert unread_count(bob.pk) == Notification.objects.filter(user=bob, read_at=None).count()
