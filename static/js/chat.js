@@ -10,6 +10,10 @@
   var wrap = document.querySelector('[data-live="table"]');
   var every = Number(list().dataset.chatPollMs) || 10000;
   var fetching = false;
+  // Asked again while a fetch was on its way: that fetch may have left the server before the
+  // new message was written, so one more follows it (else, with no poll while the stream is
+  // open, the message would wait for the next one to show).
+  var askedAgain = false;
 
   function toNewest() {
     var l = list();
@@ -18,11 +22,19 @@
 
   function refresh() {
     var l = list();
-    if (!l || fetching) return;
+    if (!l) return;
+    if (fetching) {
+      askedAgain = true;
+      return;
+    }
     fetching = true;
+    askedAgain = false;
     htmx
       .ajax("GET", l.dataset.chatUrl, { target: "#chat-messages", swap: "innerHTML" })
-      .finally(function () { fetching = false; });
+      .finally(function () {
+        fetching = false;
+        if (askedAgain) refresh();
+      });
   }
 
   // The stream's "chat" events: listen on each EventSource live.js opens (a new one after every
