@@ -97,15 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the claim_timing house rule (after_play)",
     )
     parser.add_argument("--hard-only", action="store_true", help="skip easy vs random")
-    parser.add_argument(
-        "--until", help="HH:MM UTC: start no game after it, report the games played"
-    )
-    parser.add_argument(
-        "--no-safety-net",
-        action="store_true",
-        help="no wall-clock cap on a hard search: a loaded machine then cannot cut one short, "
-        "so the moves are those of an idle core (the fixed work alone ends each search)",
-    )
+    stats.add_run_limits(parser)
     args = parser.parse_args(argv)
     if args.no_safety_net:
         bots.HARD_BUDGET = float("inf")

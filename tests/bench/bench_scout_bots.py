@@ -112,15 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--first-game", type=int, default=0, help="start the tables' games at this one (0)"
     )
-    parser.add_argument(
-        "--until", help="HH:MM UTC: start no game after it, report the games played"
-    )
-    parser.add_argument(
-        "--no-safety-net",
-        action="store_true",
-        help="no wall-clock cap on a hard search: a loaded machine then cannot cut one short, "
-        "so the moves are those of an idle core (the fixed work alone ends each search)",
-    )
+    stats.add_run_limits(parser)
     args = parser.parse_args(argv)
     if args.no_safety_net:
         bots.HARD_TIME_LIMIT = float("inf")

@@ -35,6 +35,20 @@ def progress(label: str, wins: float, played: int, games: int, seconds: float) -
     )
 
 
+def add_run_limits(parser) -> None:
+    """The bot benches' ``--until`` (see :func:`until`) and ``--no-safety-net``; each bench lifts
+    its own bot module's wall-clock cap when the latter is given."""
+    parser.add_argument(
+        "--until", help="HH:MM UTC: start no game after it, report the games played"
+    )
+    parser.add_argument(
+        "--no-safety-net",
+        action="store_true",
+        help="no wall-clock cap on a hard search: a loaded machine then cannot cut one short, "
+        "so the moves are those of an idle core (the fixed work alone ends each search)",
+    )
+
+
 def until(text: str | None) -> float | None:
     """``--until HH:MM`` (UTC, today) as an epoch time, or ``None``: a bench then starts no
     new game after it and reports the games played, so a long run fits a deadline."""
