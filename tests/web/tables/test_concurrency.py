@@ -6,13 +6,11 @@ same database (a file on SQLite, the server on PostgreSQL).
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 from django.urls import reverse
 
 from games.models import Match, MoveRecord
+from tests.web.simultaneous import at_once
 from tests.web.table_helpers import engine_state, start_match
 
 
@@ -24,28 +22,16 @@ def test_two_simultaneous_posts_for_the_same_version_apply_exactly_once(alice, b
     mover = alice if seat == 0 else bob
     moves = match.engine.legal_moves(state, seat)
     codes = [moves[0].code, moves[-1].code]
-    barrier = threading.Barrier(len(codes))
-    responses = []
-
-    def post(code):
-        client = client_for(mover)
-        barrier.wait()
-        try:
-            responses.append(
-                client.post(
-                    reverse("games:move", args=[match.pk]),
-                    {"code": code, "v": match.version},
-                    HTTP_HX_REQUEST="true",
-                )
-            )
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=post, args=(code,)) for code in codes]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    # The same member twice, each request with a move of its own.
+    responses = at_once(
+        lambda sent: client_for(sent[0]),
+        [(mover, code) for code in codes],
+        lambda client, sent: client.post(
+            reverse("games:move", args=[match.pk]),
+            {"code": sent[1], "v": match.version},
+            HTTP_HX_REQUEST="true",
+        ),
+    )
 
     assert [r.status_code for r in responses] == [200, 200]
     # The refused one says so in the page (contexts are not reliable across threads).
@@ -72,22 +58,11 @@ def test_two_members_saying_ready_at_the_same_instant_start_exactly_one_match(
         season.add_player(member)
     season.generate_fixtures()
     fixture = Fixture.objects.get(round__season=season, round__number=1)
-    barrier = threading.Barrier(2)
-    responses = []
-
-    def ready(member):
-        client = client_for(member)
-        barrier.wait()
-        try:
-            responses.append(client.post(reverse("leagues:ready", args=[fixture.pk])))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=ready, args=(member,)) for member in (alice, bob)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    responses = at_once(
+        client_for,
+        [alice, bob],
+        lambda client, member: client.post(reverse("leagues:ready", args=[fixture.pk])),
+    )
 
     assert [r.status_code for r in responses] == [302, 302]
     fixture.refresh_from_db()
