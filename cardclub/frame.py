@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from django import template
 from django.conf import settings
-from django.core.signals import setting_changed
 from django.template.loader_tags import BlockNode
 from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import mark_safe
@@ -31,10 +30,8 @@ _kept: dict = {}
 
 
 def forget(**_kwargs) -> None:
+    """Every kept part forgotten (on a changed setting: cardclub/club/receivers.py)."""
     _kept.clear()
-
-
-setting_changed.connect(forget, dispatch_uid="cardclub.frame.forget")
 
 
 # Where a ``{% fresh %}`` stood in a kept part as it was first drawn: the part is kept as the

@@ -11,3 +11,8 @@ class ClubConfig(AppConfig):
 
     name = "cardclub.club"
     label = "club"
+
+    def ready(self) -> None:
+        from cardclub.club import receivers
+
+        receivers.connect()
