@@ -331,8 +331,8 @@ TASK_LOST_AFTER = env_float("TASK_LOST_AFTER", 300)
 # What `manage.py scheduler` queues, and every how many seconds (it also queues each at start).
 PERIODIC_TASKS = {
     "games.tasks.finish_stuck_bot_turns": env_float("BOT_SWEEP_EVERY", 30),
-    # Tasks a killed worker left RUNNING (cardclub/accounts/queue.py).
-    "cardclub.accounts.queue.requeue_lost_tasks": env_float("TASK_SWEEP_EVERY", 60),
+    # Tasks a killed worker left RUNNING (cardclub/club/queue.py).
+    "cardclub.club.queue.requeue_lost_tasks": env_float("TASK_SWEEP_EVERY", 60),
     # Live clocks run out by the second: a member who lost on time should hear so soon.
     "games.tasks.sweep_clocks": env_float("CLOCK_SWEEP_EVERY", 10),
     "cardclub.leagues.tasks.record_overdue_fixtures": env_float("FIXTURE_SWEEP_EVERY", 300),

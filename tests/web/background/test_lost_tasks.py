@@ -1,5 +1,5 @@
 """A worker killed mid-task (SIGKILL, for real) leaves its task RUNNING; the periodic sweep
-(cardclub/accounts/queue.py) marks it and queues the same work again."""
+(cardclub/club/queue.py) marks it and queues the same work again."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from cardclub.accounts.queue import LOST, requeue_lost_tasks
+from cardclub.club.queue import LOST, requeue_lost_tasks
 from cardclub.accounts.tasks import send_email
 from games.tasks import finish_stuck_bot_turns
 from tests.servers import spawn
