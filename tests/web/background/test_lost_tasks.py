@@ -15,8 +15,8 @@ import pytest
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from cardclub.club.queue import LOST, requeue_lost_tasks
 from cardclub.accounts.tasks import send_email
+from cardclub.club.queue import LOST, requeue_lost_tasks
 from games.tasks import finish_stuck_bot_turns
 from tests.servers import spawn
 from tests.web.background.test_background import DATABASE, _worker_environment
