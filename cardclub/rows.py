@@ -36,31 +36,48 @@ def _converters(connection, model, fields: tuple[str, ...]):
 _kept_converters: dict = {}
 
 
-def values(model, fields: tuple[str, ...], where: str, params, using: str = "default"):
-    """The first row's values of ``fields`` where ``where`` (SQL on the table's columns,
-    ``%s`` placeholders; adapt datetimes with ``connection.ops``), or ``None``."""
-    connection = connections[using]
-    with connection.cursor() as cursor:
-        cursor.execute(_statement(model, fields, where, using), params)
-        row = cursor.fetchone()
-    if row is None:
-        return None
+def _kept(connection, model, fields: tuple[str, ...], using: str):
     key = (model, fields, using)
     converters = _kept_converters.get(key)
     if converters is None:
         converters = _kept_converters[key] = _converters(connection, model, fields)
+    return converters
+
+
+def row(sql: str, params, using: str = "default"):
+    """The first row of a plain statement (its values as the driver gives them), or ``None``."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def scalar(sql: str, params, using: str = "default"):
+    """The first column of the first row of a plain statement (a ``COUNT``, one id), or ``None``
+    when there is no row."""
+    found = row(sql, params, using)
+    return None if found is None else found[0]
+
+
+def values(model, fields: tuple[str, ...], where: str, params, using: str = "default"):
+    """The first row's values of ``fields`` where ``where`` (SQL on the table's columns,
+    ``%s`` placeholders; adapt datetimes with ``connection.ops``), or ``None``."""
+    found = row(_statement(model, fields, where, using), params, using)
+    if found is None:
+        return None
+    connection = connections[using]
+    converters = _kept(connection, model, fields, using)
     if converters:
-        row = list(row)
+        found = list(found)
         for index, column, every in converters:
             for convert in every:
-                row[index] = convert(row[index], column, connection)
-    return row
+                found[index] = convert(found[index], column, connection)
+    return found
 
 
 def instance(model, fields: tuple[str, ...], where: str, params, using: str = "default"):
     """The model instance of the first row where ``where`` (its ``fields`` loaded), or ``None``."""
-    row = values(model, fields, where, params, using)
-    return None if row is None else model.from_db(using, list(fields), row)
+    found = values(model, fields, where, params, using)
+    return None if found is None else model.from_db(using, list(fields), found)
 
 
 def converted(model, name: str, value, using: str = "default"):
@@ -69,16 +86,7 @@ def converted(model, name: str, value, using: str = "default"):
     if value is None:
         return None
     connection = connections[using]
-    column = model._meta.get_field(name).get_col(model._meta.db_table)
-    for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
-        value = convert(value, column, connection)
+    for _index, column, every in _kept(connection, model, (name,), using):
+        for convert in every:
+            value = convert(value, column, connection)
     return value
-
-
-def scalar(sql: str, params, using: str = "default"):
-    """The first column of the first row of a plain statement (a ``COUNT``, one id), or ``None``
-    when there is no row."""
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return None if row is None else row[0]

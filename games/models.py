@@ -267,12 +267,10 @@ class MatchQuerySet(models.QuerySet):
         Every lobby view asks, so by one plain statement on the ``(status, -updated_at)``
         index: the ORM takes longer to build this aggregate than the database to answer it."""
         table = connection.ops.quote_name(Match._meta.db_table)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT COUNT(*), MAX(updated_at) FROM {table} WHERE status = %s AND NOT private",
-                [Match.Status.OPEN],
-            )
-            count, newest = cursor.fetchone()
+        count, newest = rows.row(
+            f"SELECT COUNT(*), MAX(updated_at) FROM {table} WHERE status = %s AND NOT private",
+            [Match.Status.OPEN],
+        )
         return count, "" if newest is None else str(newest)
 
     def newest_finished_pk(self) -> int:
@@ -622,15 +620,13 @@ class Seat(models.Model):
         counts send, on both databases."""
         quote = connection.ops.quote_name
         seat, match = quote(cls._meta.db_table), quote(Match._meta.db_table)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT COUNT(*), COUNT(CASE WHEN s.to_move THEN 1 END), MAX(m.updated_at),"
-                f" COUNT(CASE WHEN m.clock = %s THEN 1 END)"
-                f" FROM {seat} s INNER JOIN {match} m ON m.id = s.match_id"
-                f" WHERE s.user_id = %s AND s.live",
-                [Clock.LIVE, user_id],
-            )
-            total, my_turns, changed, live_clocks = cursor.fetchone()
+        total, my_turns, changed, live_clocks = rows.row(
+            f"SELECT COUNT(*), COUNT(CASE WHEN s.to_move THEN 1 END), MAX(m.updated_at),"
+            f" COUNT(CASE WHEN m.clock = %s THEN 1 END)"
+            f" FROM {seat} s INNER JOIN {match} m ON m.id = s.match_id"
+            f" WHERE s.user_id = %s AND s.live",
+            [Clock.LIVE, user_id],
+        )
         return {
             "total": total,
             "my_turns": my_turns,
