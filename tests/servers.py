@@ -21,6 +21,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from tests import reaper
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Every process the tests start (servers, workers, brokers), so that none outlives the run.
@@ -30,10 +32,14 @@ _children: list[subprocess.Popen] = []
 def spawn(command, **kwargs) -> subprocess.Popen:
     """``subprocess.Popen(command, **kwargs)`` for a server, worker or broker of the tests,
     which never outlives them: it is ended when the test process exits (a Ctrl-C may stop the
-    run in the middle of a teardown, before the process's own ``stop()``). Not by
-    PR_SET_PDEATHSIG: that ends a child when the *thread* that started it ends, and it made the
-    chat browser test's cross-process push fail about one run in three."""
+    run in the middle of a teardown, before the process's own ``stop()``), and, in a process
+    group of its own with whatever it forks, by ``tests.reaper`` when the test process is
+    killed (a SIGTERM runs no exit code). Not by PR_SET_PDEATHSIG: that ends a child when the
+    *thread* that started it ends, and it made the chat browser test's cross-process push fail
+    about one run in three."""
+    kwargs.setdefault("process_group", 0)
     process = subprocess.Popen(command, **kwargs)
+    reaper.watch(process)
     _children[:] = [child for child in _children if child.poll() is None]
     _children.append(process)
     return process
