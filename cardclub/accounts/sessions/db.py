@@ -6,4 +6,6 @@ from cardclub.accounts.sessions import ReadByStatement
 
 
 class SessionStore(ReadByStatement, db.SessionStore):
-    pass
+    def load(self):
+        data = self._session_data()
+        return {} if data is None else self.decode(data)

@@ -113,3 +113,42 @@ def test_a_session_hashed_with_a_former_secret_key_works_once_renewed(alice, set
     assert whose_page(client) == "alice"
     assert client.cookies["sessionid"].value != key  # cycled, as Django's get_user does
     assert whose_page(client) == "alice"
+
+
+def test_session_data_signed_with_a_secret_key_no_longer_accepted_do_not_decode(alice, settings):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    assert SessionStore(key).load()["_auth_user_id"] == str(alice.pk)  # decoded once, kept
+    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
+    assert SessionStore(key).load() == {}
+    assert whose_page(client) == "nobody"
+
+
+def test_a_session_decoded_once_is_a_fresh_dict_for_every_request(alice):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    first = SessionStore(key).load()
+    first["changed"] = "here only"
+    assert "changed" not in SessionStore(key).load()
+
+
+def test_a_session_holding_a_list_is_decoded_anew_so_requests_share_nothing(alice):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    store = SessionStore(key)
+    store["recent"] = [1, 2]
+    store.save()
+    SessionStore(key).load()["recent"].append(3)
+    assert SessionStore(key).load()["recent"] == [1, 2]
+
+
+def test_a_changed_session_is_read_with_its_new_data(alice):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    store = SessionStore(key)
+    store["colour"] = "red"
+    store.save()
+    assert SessionStore(key).load()["colour"] == "red"
+    store["colour"] = "blue"
+    store.save()
+    assert SessionStore(key).load()["colour"] == "blue"
