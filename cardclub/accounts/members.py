@@ -12,12 +12,13 @@ backend, and requests with no member, go through Django's own ``get_user``.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.auth.models import AnonymousUser
 from django.utils.crypto import constant_time_compare
@@ -39,6 +40,23 @@ def _read(model, user_id):
     return rows.instance(model, _fields(model), f"{model._meta.pk.column} = %s", [user_id])
 
 
+@lru_cache(maxsize=4096)
+def _hash_of(model, password: str, secret: str) -> str:
+    return model(password=password)._get_session_auth_hash(secret=secret)
+
+
+def _session_auth_hash(user) -> str:
+    """``user.get_session_auth_hash()``, worked out once per password and secret key (an HMAC
+    of the two alone) unless the model works it out otherwise."""
+    model = type(user)
+    if (
+        model.get_session_auth_hash is not AbstractBaseUser.get_session_auth_hash
+        or model._get_session_auth_hash is not AbstractBaseUser._get_session_auth_hash
+    ):
+        return user.get_session_auth_hash()
+    return _hash_of(model, user.password, settings.SECRET_KEY)
+
+
 def member_of(request):
     """``request``'s member, or ``AnonymousUser``: ``django.contrib.auth.get_user``'s answer."""
     session = request.session
@@ -56,7 +74,7 @@ def member_of(request):
     if user is None or not _backend.user_can_authenticate(user):
         return AnonymousUser()
     session_hash = session.get(HASH_SESSION_KEY)
-    current = user.get_session_auth_hash()
+    current = _session_auth_hash(user)
     if session_hash and constant_time_compare(session_hash, current):
         return user
     if session_hash and any(

@@ -152,3 +152,13 @@ def test_a_changed_session_is_read_with_its_new_data(alice):
     store["colour"] = "blue"
     store.save()
     assert SessionStore(key).load()["colour"] == "blue"
+
+
+def test_the_kept_session_hash_is_djangos_for_the_password_and_key(alice, settings):
+    from cardclub.accounts.members import _session_auth_hash
+
+    assert _session_auth_hash(alice) == alice.get_session_auth_hash()
+    alice.set_password("another password 123")
+    assert _session_auth_hash(alice) == alice.get_session_auth_hash()
+    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
+    assert _session_auth_hash(alice) == alice.get_session_auth_hash()
