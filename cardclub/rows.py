@@ -80,8 +80,12 @@ def values(model, fields: tuple[str, ...], where: str, params, using: str = "def
     """The first row's values of ``fields`` where ``where`` (SQL on the table's columns,
     ``%s`` placeholders; adapt datetimes with ``connection.ops``), or ``None``."""
     found = row(_statement(model, fields, where, using), params, using)
-    if found is None:
-        return None
+    return None if found is None else read_as(model, fields, found, using)
+
+
+def read_as(model, fields: tuple[str, ...], found, using: str = "default"):
+    """``found``, the driver's values of ``fields`` of ``model`` in that order, as the ORM would
+    read them (each field's database converters applied)."""
     connection = connections[using]
     converters = _kept(connection, model, fields, using)
     if converters:

@@ -162,3 +162,36 @@ def test_the_kept_session_hash_is_djangos_for_the_password_and_key(alice, settin
     assert _session_auth_hash(alice) == alice.get_session_auth_hash()
     settings.SECRET_KEY = "another-secret-key-" + "x" * 40
     assert _session_auth_hash(alice) == alice.get_session_auth_hash()
+
+
+def test_a_session_seen_before_is_read_with_its_member_by_one_statement(alice):
+    client = logged_in("alice")
+    assert whose_page(client) == "alice"  # this process now knows whose the session is
+    with CaptureQueriesContext(connection) as queries:
+        assert whose_page(client) == "alice"
+    sql = [q["sql"] for q in queries.captured_queries]
+    joined = [s for s in sql if 'FROM "django_session"' in s]
+    assert len(joined) == 1 and 'JOIN "auth_user"' in joined[0]
+    assert not any('FROM "auth_user"' in s for s in sql)
+
+
+def test_a_session_read_with_its_member_still_ends_on_a_password_change_or_deactivation(alice, bob):
+    client = logged_in("alice")
+    assert whose_page(client) == "alice"
+    alice.set_password("a whole new password 42")
+    alice.save()
+    assert whose_page(client) == "nobody"
+    client = logged_in("bob")
+    assert whose_page(client) == "bob"
+    bob.is_active = False
+    bob.save()
+    assert whose_page(client) == "nobody"
+
+
+def test_a_session_now_someone_elses_is_read_as_theirs(alice, bob):
+    from cardclub.accounts import members
+
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    members._members[key] = bob.pk  # as if this process last saw bob with it
+    assert whose_page(client) == "alice"
