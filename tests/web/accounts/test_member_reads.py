@@ -113,3 +113,85 @@ def test_a_session_hashed_with_a_former_secret_key_works_once_renewed(alice, set
     assert whose_page(client) == "alice"
     assert client.cookies["sessionid"].value != key  # cycled, as Django's get_user does
     assert whose_page(client) == "alice"
+
+
+def test_session_data_signed_with_a_secret_key_no_longer_accepted_do_not_decode(alice, settings):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    assert SessionStore(key).load()["_auth_user_id"] == str(alice.pk)  # decoded once, kept
+    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
+    assert SessionStore(key).load() == {}
+    assert whose_page(client) == "nobody"
+
+
+def test_a_session_decoded_once_is_a_fresh_dict_for_every_request(alice):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    first = SessionStore(key).load()
+    first["changed"] = "here only"
+    assert "changed" not in SessionStore(key).load()
+
+
+def test_a_session_holding_a_list_is_decoded_anew_so_requests_share_nothing(alice):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    store = SessionStore(key)
+    store["recent"] = [1, 2]
+    store.save()
+    SessionStore(key).load()["recent"].append(3)
+    assert SessionStore(key).load()["recent"] == [1, 2]
+
+
+def test_a_changed_session_is_read_with_its_new_data(alice):
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    store = SessionStore(key)
+    store["colour"] = "red"
+    store.save()
+    assert SessionStore(key).load()["colour"] == "red"
+    store["colour"] = "blue"
+    store.save()
+    assert SessionStore(key).load()["colour"] == "blue"
+
+
+def test_the_kept_session_hash_is_djangos_for_the_password_and_key(alice, settings):
+    from cardclub.accounts.members import _session_auth_hash
+
+    assert _session_auth_hash(alice) == alice.get_session_auth_hash()
+    alice.set_password("another password 123")
+    assert _session_auth_hash(alice) == alice.get_session_auth_hash()
+    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
+    assert _session_auth_hash(alice) == alice.get_session_auth_hash()
+
+
+def test_a_session_seen_before_is_read_with_its_member_by_one_statement(alice):
+    client = logged_in("alice")
+    assert whose_page(client) == "alice"  # this process now knows whose the session is
+    with CaptureQueriesContext(connection) as queries:
+        assert whose_page(client) == "alice"
+    sql = [q["sql"] for q in queries.captured_queries]
+    joined = [s for s in sql if 'FROM "django_session"' in s]
+    assert len(joined) == 1 and 'JOIN "auth_user"' in joined[0]
+    assert not any('FROM "auth_user"' in s for s in sql)
+
+
+def test_a_session_read_with_its_member_still_ends_on_a_password_change_or_deactivation(alice, bob):
+    client = logged_in("alice")
+    assert whose_page(client) == "alice"
+    alice.set_password("a whole new password 42")
+    alice.save()
+    assert whose_page(client) == "nobody"
+    client = logged_in("bob")
+    assert whose_page(client) == "bob"
+    bob.is_active = False
+    bob.save()
+    assert whose_page(client) == "nobody"
+
+
+def test_a_session_now_someone_elses_is_read_as_theirs(alice, bob):
+    from cardclub.accounts import members
+
+    client = logged_in("alice")
+    key = client.cookies["sessionid"].value
+    members._members[key] = bob.pk  # as if this process last saw bob with it
+    assert whose_page(client) == "alice"

@@ -148,3 +148,48 @@ def test_the_resign_button_confirms_through_the_static_script(client_for, alice,
     assert button and "data-confirm=" in button.group(0) and "onclick" not in button.group(0)
     js = (ROOT / "static/js/club.js").read_text(encoding="utf-8")
     assert "dataset.confirm" in js
+
+
+def test_the_kept_policy_is_the_one_django_csp_builds(client):
+    from csp.utils import build_policy
+
+    assert client.get(reverse("login"))[HEADER] == build_policy()
+
+
+def test_a_changed_policy_setting_is_sent_from_the_next_response(client, settings):
+    before = client.get(reverse("login"))[HEADER]
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'none'"]}}
+    after = client.get(reverse("login"))[HEADER]
+    assert after != before and "default-src 'none'" in after
+
+
+def test_a_view_with_a_policy_of_its_own_gets_it_and_an_exempt_one_gets_none():
+    from csp.decorators import csp_exempt, csp_update
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from cardclub.csp_policy import CSPMiddleware
+
+    def answer(_request):
+        return HttpResponse("ok")
+
+    def through(view):
+        return CSPMiddleware(view)(RequestFactory().get("/x/"))
+
+    updated = through(csp_update({"img-src": ["https://example.com"]})(answer))
+    assert "https://example.com" in updated[HEADER]
+    assert HEADER not in through(csp_exempt()(answer))
+    assert "img-src 'self'" in through(answer)[HEADER]
+
+
+def test_a_nonce_asked_for_after_the_header_is_written_is_an_error():
+    from csp.exceptions import CSPNonceError
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from cardclub.csp_policy import CSPMiddleware
+
+    request = RequestFactory().get("/x/")
+    CSPMiddleware(lambda _request: HttpResponse("ok"))(request)
+    with pytest.raises(CSPNonceError):
+        str(request.csp_nonce)
