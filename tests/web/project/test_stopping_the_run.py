@@ -7,6 +7,7 @@ The run under test is on SQLite in a directory of its own: it must not touch the
 the run that tests it.
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -85,13 +86,25 @@ def wait_until_gone(processes: dict[int, str]) -> list[int]:
 def test_stopping_make_test_ends_the_run_and_every_process_it_started(tmp_path, stop):
     make, started, output, tmp = start_make(tmp_path)
     processes = processes_of(started)
-    assert all(processes.values()), f"the run's processes were not all running: {started}"
-    assert started["reaper"] is not None
+    try:
+        assert all(processes.values()), f"the run's processes were not all running: {started}"
+        assert started["reaper"] is not None
 
-    stop(make)
-    make.wait(timeout=BOUND_S)
+        stop(make)
+        make.wait(timeout=BOUND_S)
 
-    left = wait_until_gone(processes)
-    assert left == [], f"still running after make test was stopped: {left} of {started}"
-    assert make.returncode != 0
-    assert not (tmp / "started.went-on").exists(), "the run went on to the next test"
+        left = wait_until_gone(processes)
+        assert left == [], f"still running after make test was stopped: {left} of {started}"
+        assert make.returncode != 0
+        assert not (tmp / "started.went-on").exists(), "the run went on to the next test"
+    finally:
+        # A failure above must not leave the run under test waiting for ever: make (our child,
+        # its pid not given to another until we collect it) and, if it is still the process it
+        # was, the server's group.
+        groups = [make.pid]
+        if started_at(started["server"]) == processes[started["server"]]:
+            groups.append(started["server"])
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+        make.wait(timeout=BOUND_S)
