@@ -4,7 +4,8 @@ production, see README).
 The push streams (``/play/…/live/``) are answered by a lean ASGI app before Django's handler,
 which would park a thread per open stream; every other request is Django's, at most
 ``MAX_REQUESTS_IN_FLIGHT`` at a time per process (``cardclub/overload.py``: beyond, a quick 503),
-each served whole in one thread of a pool of that many (``cardclub/handler.py``).
+each served whole in one thread of a pool of at most ``handler.THREADS`` (``cardclub/handler.py``):
+those let in beyond the threads wait for one, holding no thread.
 """
 
 import os
@@ -16,10 +17,10 @@ django.setup(set_prefix=False)
 
 from django.conf import settings  # noqa: E402
 
-from cardclub.handler import PooledASGIHandler  # noqa: E402
+from cardclub.handler import THREADS, PooledASGIHandler  # noqa: E402
 from cardclub.overload import InFlightLimit  # noqa: E402
 from games.streams import LiveStreams  # noqa: E402  (needs the apps loaded above)
 
-# Without a bound on requests in flight (0): 32 threads, and a request beyond waits for one.
-django_application = PooledASGIHandler(settings.MAX_REQUESTS_IN_FLIGHT or 32)
+# Without a bound on requests in flight (0), every request beyond the threads waits for one.
+django_application = PooledASGIHandler(min(settings.MAX_REQUESTS_IN_FLIGHT or THREADS, THREADS))
 application = LiveStreams(InFlightLimit(django_application, settings.MAX_REQUESTS_IN_FLIGHT))

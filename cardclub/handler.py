@@ -15,11 +15,11 @@ response's ``close`` and ``request_finished``) at once, and sends the answer bac
 loop. The threads live as long as the process, so each keeps its database connection
 (``CONN_MAX_AGE``) or takes one from the pool, as under WSGI.
 
-What stays as it was: the push streams are answered before this handler (``games/streams.py``),
-the bound on requests in flight is in front of it (``cardclub/overload.py``) and the pool has as
-many threads as that bound lets in, so a request let in never waits for a thread. A streaming
-answer (a static file) is read in its request's thread, each part sent from the loop, then
-closed in that thread.
+What stays as it was: the push streams are answered before this handler (``games/streams.py``)
+and the bound on requests in flight is in front of it (``cardclub/overload.py``). That bound lets
+in more requests than the pool has threads: those beyond wait in the pool's queue, holding no
+thread, and are served in the order they came. A streaming answer (a static file) is read in
+its request's thread, each part sent from the loop, then closed in that thread.
 """
 
 from __future__ import annotations
@@ -32,6 +32,14 @@ from django.core.exceptions import RequestAborted
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.urls import set_script_prefix
+
+# Threads per process. Every request here is CPU for the one core a process can use (the GIL)
+# plus short database waits, so more threads add no throughput: they only share the core more
+# finely, and cost memory (115 threads once took a worker to 885 MB). With as many let in as
+# threads, bursts were refused at half the machine: on PostgreSQL, two workers, 150 tables of
+# bench_capacity (issue 34), 16 let in refused 1,249 requests with 503 in 30 s; 64 let in
+# (MAX_REQUESTS_IN_FLIGHT) to these 16 threads, none, and a move's p95 no slower.
+THREADS = 16
 
 
 class PooledASGIHandler(ASGIHandler):

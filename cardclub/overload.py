@@ -2,11 +2,13 @@
 ``MAX_REQUESTS_IN_FLIGHT`` requests of this worker process be in Django at once and answers
 the others at once with a short 503 and ``Retry-After`` (the page's back-off honours it).
 
-Why in front of Django: Django's ASGI handler gives each request a thread of its own. Under
-more load than the machine serves, nothing else bounds them: a worker was measured with 115
+Why in front of Django: under more load than the machine serves, nothing else bounds the
+requests waiting. Django's own ASGI handler gave each a thread: a worker was measured with 115
 threads and 885 MB, queueing on SQLite's write lock until requests failed with "database is
-locked", and missing its heartbeat until gunicorn killed it with every open stream. A request
-refused here costs a few microseconds and no thread.
+locked", and missing its heartbeat until gunicorn killed it with every open stream. The pooled
+handler (``cardclub/handler.py``) has a fixed number of threads, and those let in beyond them
+wait in its queue, holding none: the bound keeps that queue short enough that a request in it
+is still worth answering. A request refused here costs a few microseconds and no thread.
 
 The push streams (``games/streams.py``) are answered before this layer: an open page's stream
 is not a request in flight (it is capped per member instead).

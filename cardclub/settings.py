@@ -293,9 +293,10 @@ PUSH_KEEPALIVE_SECONDS = env_float("PUSH_KEEPALIVE_SECONDS", 20)
 PUSH_STREAMS_PER_MEMBER = env_int("PUSH_STREAMS_PER_MEMBER", 20)
 
 # --- Overload (cardclub/overload.py) ----------------------------------------------------------
-# At most this many requests at once per server process reach Django (each holds a thread);
-# the others get a quick 503 with Retry-After. Streams are not counted (see above). 0: no limit.
-MAX_REQUESTS_IN_FLIGHT = env_int("MAX_REQUESTS_IN_FLIGHT", 16)
+# At most this many requests at once per server process are let in to Django, served by at
+# most cardclub.handler.THREADS threads (the others wait for one, holding none); the rest get a
+# quick 503 with Retry-After. Streams are not counted (see above). 0: no limit.
+MAX_REQUESTS_IN_FLIGHT = env_int("MAX_REQUESTS_IN_FLIGHT", 64)
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

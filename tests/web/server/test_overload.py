@@ -12,6 +12,9 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -20,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cardclub.accounts.models import Preferences
+from cardclub.handler import THREADS
 from cardclub.notifications import seen
 from tests.servers import session_cookie, start_app_server
 from tests.web.table_helpers import engine_state, start_match
@@ -51,51 +55,105 @@ def _move_request(server, user, match):
     return post
 
 
+def _threads(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/task").iterdir()))
+
+
+@contextmanager
+def _moves_holding_the_server(match, mover, prober, let_in: int, moves: int, queued: bool):
+    """A server that lets ``let_in`` requests in, and ``moves`` moves of ``mover`` waiting for
+    SQLite's write lock, held here: yields once ``prober``'s reads are refused three times in a
+    row (a refusal while a read of ours was still finishing would be no proof that the moves
+    hold every place). On leaving, the lock is released and the moves' answers collected.
+
+    ``queued``: a read let in before every move is in flight may wait for a thread behind the
+    moves, which wait for the lock: such a read is given up after a few seconds (it keeps its
+    place, so ``moves`` should leave room for it). Otherwise a read let in has a thread and is
+    answered once drawn, which may take seconds on a busy machine: a bound, not a measure."""
+    server = start_app_server({"MAX_REQUESTS_IN_FLIGHT": str(let_in), "LOG_LEVEL": "WARNING"})
+    pool = ThreadPoolExecutor(let_in + 12)
+    lock = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+    full = SimpleNamespace(server=server, pool=pool, at_start=_threads(server.process.pid))
+    lobby_url = f"{server.url}{reverse('games:lobby')}"
+    try:
+        posts = [_move_request(server, mover, match) for _ in range(moves)]
+        full.lobby = httpx.Client(cookies=session_cookie(prober), timeout=3 if queued else 60)
+        # A member's first visit writes (their preferences): done before the lock, so that a
+        # probe let in before every move is in flight reads rather than waits for the lock.
+        assert full.lobby.get(lobby_url, timeout=60).status_code == 200
+        lock.execute("BEGIN IMMEDIATE")  # every write of the server now waits
+        held = time.monotonic()
+        waiting = [pool.submit(post) for post in posts]
+        refused = 0
+        while refused < 3:
+            # A bound on the wait, against a limit that never refuses; not a measure.
+            assert time.monotonic() - held < 90, "the limit never refused a request"
+            # A move answered while the lock is held was refused (a probe came first and took
+            # its place): sent again, until every move is in.
+            for index, future in enumerate(waiting):
+                if future.done():
+                    assert future.result() == 503
+                    waiting[index] = pool.submit(posts[index])
+                    refused = 0
+            try:
+                full.refusal = full.lobby.get(lobby_url)
+            except httpx.ReadTimeout:
+                assert queued, "a read let in was not answered"
+                refused = 0
+                continue
+            refused = refused + 1 if full.refusal.status_code == 503 else 0
+            assert full.refusal.status_code in (200, 503)
+        yield full
+        lock.execute("ROLLBACK")
+        full.answers = [future.result(timeout=60) for future in waiting]
+    finally:
+        lock.close()
+        pool.shutdown(wait=False)
+        server.stop()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_requests_beyond_the_limit_get_a_quick_503_and_the_waiting_ones_no_500(
     sqlite_only, alice, bob
 ):
     match = start_match("schotten_totten", [alice, bob])
     mover = match.seats.get(index=match.engine.to_move(engine_state(match))[0]).user
-    server = start_app_server({"MAX_REQUESTS_IN_FLIGHT": str(LIMIT), "LOG_LEVEL": "WARNING"})
-    pool = ThreadPoolExecutor(LIMIT + 12)
-    lock = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
-    try:
-        posts = [_move_request(server, mover, match) for _ in range(LIMIT)]
-        lobby = httpx.Client(cookies=session_cookie(bob), timeout=10)
-        lock.execute("BEGIN IMMEDIATE")  # every write of the server now waits
-        held = time.monotonic()
-        waiting = [pool.submit(post) for post in posts]
-        # The server is full once reads are refused three times in a row (a refusal while a
-        # read of ours was still finishing would be no proof that the moves hold every slot).
-        refused = 0
-        while refused < 3:
-            response = lobby.get(f"{server.url}{reverse('games:lobby')}")
-            refused = refused + 1 if response.status_code == 503 else 0
-            assert response.status_code in (200, 503)
-            # A bound on the wait, against a limit that never refuses; not a measure.
-            assert time.monotonic() - held < 60, "the limit never refused a request"
-        assert response.headers["retry-after"] == "2" and "ocupado" in response.text
-        # Answered while the moves still hold every slot (the lock is not released before they
-        # are all back): refused at once, not queued behind the moves.
-        burst = list(pool.map(lambda _: lobby.get(f"{server.url}/play/").status_code, range(10)))
+    with _moves_holding_the_server(match, mover, bob, LIMIT, LIMIT, queued=False) as full:
+        url = full.server.url
+        # Answered while the moves still hold every place (the lock is not released before
+        # they are all back): refused at once, not queued behind the moves.
+        burst = list(full.pool.map(lambda _: full.lobby.get(f"{url}/play/").status_code, range(10)))
         # A stream opens all the same: it is not a request in flight.
-        with lobby.stream("GET", f"{server.url}{reverse('games:live', args=[match.pk])}") as live:
+        with full.lobby.stream("GET", f"{url}{reverse('games:live', args=[match.pk])}") as live:
             assert live.status_code == 200
             first = next(line for line in live.iter_lines() if line.startswith("data:"))
-        lock.execute("ROLLBACK")
-        answers = [future.result(timeout=30) for future in waiting]
-    finally:
-        lock.close()
-        pool.shutdown(wait=False)
-        server.stop()
-    log = server.log.read_text()
+    log = full.server.log.read_text()
+    assert full.refusal.headers["retry-after"] == "2" and "ocupado" in full.refusal.text
     assert burst == [503] * 10, burst
     assert first == f"data: {match.version}"
     # The moves waited for the lock and went through (one applied, the others refused as
     # stale with a message): none failed.
-    assert answers == [200] * LIMIT, answers
+    assert full.answers == [200] * LIMIT, full.answers
     assert "Traceback" not in log, log[-3000:]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_let_in_beyond_the_threads_wait_for_one_and_are_all_served(
+    sqlite_only, alice, bob
+):
+    """A burst larger than the pool of threads: the requests beyond the threads are let in,
+    wait for a thread holding none, and are answered once one is free."""
+    let_in, moves = THREADS + 8, THREADS + 4
+    match = start_match("schotten_totten", [alice, bob])
+    mover = match.seats.get(index=match.engine.to_move(engine_state(match))[0]).user
+    with _moves_holding_the_server(match, mover, bob, let_in, moves, queued=True) as full:
+        while_held = _threads(full.server.process.pid)
+    # Every move was in flight at once, yet the process gained at most the pool's threads (and
+    # the few of its own it starts with the first request: the database's, "last seen"), not
+    # one per request.
+    assert while_held - full.at_start <= THREADS + 3 < moves, (full.at_start, while_held)
+    assert full.answers == [200] * moves, full.answers
+    assert "Traceback" not in full.server.log.read_text()
 
 
 @pytest.mark.django_db
