@@ -25,7 +25,15 @@ def st_card_html(card, small=False, named=True):
     for cards in a part hidden from screen readers because words beside them name the cards
     (the last moves, the cards of a reason).
     """
-    c = st_card(card)
+    card_id = card["id"] if isinstance(card, dict) else card
+    return _card_html(card_id, bool(small), bool(named), get_language())
+
+
+@functools.lru_cache(maxsize=1024)
+def _card_html(card_id: str, small: bool, named: bool, language: str | None) -> str:
+    """``st_card_html`` once per card, size and language: a card's drawing is its face, the
+    same for everybody, and a board draws dozens on every move and poll."""
+    c = present.card(card_id)
     words = (c["before"], c["after"]) if named else ("", "")
     return format_html(
         '<i class="small" data-card="{}">{}{}{}</i>' if small else '<i data-card="{}">{}{}{}</i>',

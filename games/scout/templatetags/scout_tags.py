@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 
 from games.scout import present
 
@@ -38,7 +39,15 @@ def scout_card_html(card, small=False, marked=False, named=True):
     (the last moves and the "Last move" panel say the move in words). A tag rather than an
     include, for the same reason; ``scout/card.html`` draws its card with this tag too.
     """
-    c = scout_card(card)
+    text = card["text"] if isinstance(card, dict) else card
+    return _card_html(text, bool(small), bool(marked), bool(named), get_language())
+
+
+@functools.lru_cache(maxsize=2048)
+def _card_html(text: str, small: bool, marked: bool, named: bool, language: str | None) -> str:
+    """``scout_card_html`` once per card, way up, look and language: a card's drawing is its
+    face, the same for everybody, and a table draws dozens on every move and poll."""
+    c = present.card(text)
     css = "scard" + (" small" if small else "") + (" marked" if marked else "")
     if not named:
         return format_html(
