@@ -144,3 +144,20 @@ def st_stones(context, stones):
             f'<div class="mine">{mine}{play}{why}</div></li>\n'
         )
     return mark_safe("".join(items))  # noqa: S308 (every value above is escaped)
+
+
+@register.simple_tag
+def st_legend():
+    """The colour key under the table: each colour's swatch and name."""
+    return _legend(get_language())
+
+
+@functools.lru_cache(maxsize=8)
+def _legend(language: str | None) -> str:
+    """The colour key once per language: it names only the six colours, the same on every
+    table, and each move and poll carried it drawn anew."""
+    return mark_safe(  # noqa: S308 (the names are escaped)
+        "".join(
+            f'<i class="c-{c["colour"]}"></i> {escape(c["colour_name"])} ' for c in present.legend()
+        )
+    )
