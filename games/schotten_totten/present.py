@@ -67,7 +67,8 @@ def cards(card_ids) -> list[dict]:
 
 
 def legend() -> list[dict]:
-    """Each colour's letter, symbol and name, for the key under the table (no card ids)."""
+    """Each colour's letter, symbol and name, for the key under the table (no card ids; drawn
+    once per language by ``schotten_totten_tags.st_legend``)."""
     return [
         {"colour": colour, "symbol": symbol, "colour_name": _(name)}
         for colour, (name, _card_name, symbol) in COLOURS.items()
@@ -287,7 +288,6 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
         "win": win,
         "rounds": results,
         "summary": results[-1] if results and not over and fresh else None,
-        "legend": legend(),
     }
 
 

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import format_html, format_html_join
+from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from cardclub.http import pk_url_maker
 from games import registry
@@ -32,6 +33,20 @@ def small_cards(context, cards):
     return format_html_join(" ", "{}", ((draw(card),) for card in cards))
 
 
+def _move_line_html(line, draw) -> str:
+    """``move_line``'s markup, its cards drawn by ``draw`` (see ``_small_card_drawer``)."""
+    esc = conditional_escape
+    who = f'<strong class="who">{esc(line["who"])}</strong> ' if line.get("who") else ""
+    cards = ""
+    if line.get("cards"):
+        drawn = " ".join(esc(draw(card)) for card in line["cards"])
+        cards = f' <span class="move-cards" aria-hidden="true">{drawn}</span>'
+    badge = (
+        f' <strong class="badge good">{esc(line["badge"])}</strong>' if line.get("badge") else ""
+    )
+    return mark_safe(f'{who}<span class="what">{esc(line["text"])}</span>{cards}{badge}')  # noqa: S308
+
+
 @register.simple_tag(takes_context=True)
 def move_line(context, line):
     """One move in words (a line of the game's ``present.describe_move``): who, what, the cards
@@ -40,19 +55,20 @@ def move_line(context, line):
     A tag rather than an include with an include per card: the last moves are on every table
     fragment, and drawing them by includes was a fifth of a move's response.
     """
-    who = format_html('<strong class="who">{}</strong> ', line["who"]) if line.get("who") else ""
-    cards = ""
-    if line.get("cards"):
-        cards = format_html(
-            ' <span class="move-cards" aria-hidden="true">{}</span>',
-            small_cards(context, line["cards"]),
+    return _move_line_html(line, _small_card_drawer(context))
+
+
+@register.simple_tag(takes_context=True)
+def last_move_items(context, lines):
+    """The table's last moves (``last_lines``), one ``<li>`` each as ``move_line`` draws it:
+    one loop and one card drawer for the list, which every fragment carries."""
+    draw = _small_card_drawer(context)
+    return mark_safe(  # noqa: S308 (move_line's markup, escaped there)
+        "".join(
+            f'<li class="ev-{conditional_escape(line["kind"])}">{_move_line_html(line, draw)}</li>'
+            for line in lines
         )
-    badge = (
-        format_html(' <strong class="badge good">{}</strong>', line["badge"])
-        if line.get("badge")
-        else ""
     )
-    return format_html('{}<span class="what">{}</span>{}{}', who, line["text"], cards, badge)
 
 
 @register.filter
@@ -234,3 +250,60 @@ def clock_rule(rules):
     from games.clocks import describe
 
     return describe(rules)
+
+
+@register.simple_tag(takes_context=True)
+def seat_items(context, seats):
+    """The seats panel's list (templates/games/match.html, partial ``seats``): one ``<li>`` per
+    seat with its name, badges, clock and result.
+
+    In Python rather than a template loop: the panel travels out of band with every move and
+    poll, and its loop, a dozen conditions and translations per seat, was a sixth of drawing
+    the fragment. Only the seats' public facts are read (``games.present.PublicSeat``).
+    """
+    from django.urls import reverse
+    from django.utils.html import conditional_escape, escape
+    from django.utils.safestring import mark_safe
+    from django.utils.translation import gettext as _
+    from django.utils.translation import ngettext
+
+    my_seat, match = context.get("my_seat"), context.get("match")
+    mine = my_seat.index if my_seat else None
+    items = []
+    for s in seats:
+        me = mine is not None and s.index == mine
+        css = "seat" + (" to-move" if s.to_move else "") + (" me" if me else "")
+        if s.pair:
+            css += f" pair-{s.pair}"
+        name = escape(s.display_name)
+        if s.user:
+            name = f'<a href="{escape(reverse("member", args=[s.user.username]))}">{name}</a>'
+        parts = [f'\n<li class="{css}">{name}']
+        if s.pair:
+            partners = ", ".join(conditional_escape(p) for p in s.partners)
+            parts.append(
+                f' <span class="badge pair">{_("pair %(n)s") % {"n": s.pair}}</span>'
+                f' <span class="partner">{_("with %(names)s") % {"names": partners}}</span>'
+            )
+        if me:
+            parts.append(f' <span class="badge you">{escape(_("you"))}</span>')
+        if s.is_bot:
+            parts.append(f' <span class="badge">{escape(_("bot"))}</span>')
+        if s.to_move:
+            turn = _("your turn") if me else _("to move")
+            parts.append(f' <span class="badge turn">{escape(turn)}</span>')
+        if s.resigned:
+            parts.append(f' <span class="badge">{escape(_("resigned"))}</span>')
+        if s.timed_out:
+            parts.append(f' <span class="badge">{escape(_("lost on time"))}</span>')
+        if s.clock:
+            parts.append(f" {clock(s.clock, match.clock)}")
+        if s.rank:
+            result = _("%(rank)s place") % {"rank": _ordinal(s.rank)}
+            if s.score is not None:
+                points = ngettext("%(shown)s point", "%(shown)s points", s.score)
+                result += " · " + points % {"shown": escape(minus(s.score))}
+            parts.append(f' <span class="seat-result">{result}</span>')
+        parts.append("</li>")
+        items.append("".join(parts))
+    return mark_safe("".join(items))  # noqa: S308 (every value above is escaped)

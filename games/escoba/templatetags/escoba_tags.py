@@ -6,8 +6,9 @@ from pathlib import Path
 
 from django import template
 from django.template.loader import render_to_string
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
 from games.escoba import present
 
@@ -148,3 +149,24 @@ def escoba_table_card(card, pick=False, small=False):
 @register.filter
 def sum_values(cards):
     return sum(card["value"] for card in cards)
+
+
+@register.simple_tag(takes_context=True)
+def escoba_score_rows(context, sides):
+    """The rows of "This hand so far" (``present.table_context``'s ``escoba_sides``): per side
+    its players, cards, oros, sevens, the 7 de oros, escobas and score against the target.
+    In Python rather than a template loop with a loop per side: every fragment carries it."""
+    names = {seat.index: seat.display_name for seat in context.get("seats") or ()}
+    target = escape(context["view"]["target"])
+    mine = ' class="mine"'
+    yes = f'✔<span class="visually-hidden">{escape(_("yes"))}</span>'
+    rows = []
+    for side in sides:
+        who = " + ".join(escape(names.get(i, "")) for i in side["seats"])
+        rows.append(
+            f'<tr{mine if side["mine"] else ""}><th scope="row">{who}</th>'
+            f"<td>{side['cards']}</td><td>{side['oros']}</td><td>{side['sevens']}</td>"
+            f"<td>{yes if side['siete_de_oros'] else '—'}</td><td>{side['escobas']}</td>"
+            f"<td><strong>{side['score']}</strong> / {target}</td></tr>"
+        )
+    return mark_safe("".join(rows))  # noqa: S308 (every value above is escaped)
