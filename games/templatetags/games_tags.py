@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import conditional_escape, format_html, format_html_join
+from django.urls import reverse
+from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from cardclub.http import pk_url_maker
 from games import registry
@@ -121,7 +124,6 @@ def listed_seats(match, show: str = "names"):
     A tag rather than a loop in every row of the lobby's lists: the loops were a good part of
     its cost.
     """
-    from django.utils.translation import gettext as _
 
     seats = match.summary_seats()
     if show == "free":
@@ -149,7 +151,6 @@ def minus(value):
 def clock_text(ms, kind):
     """Time left as a clock shows it: "12:05" (or "1:02:05") on a live clock; days and hours
     ("2 d 5 h", or hours and minutes under a day) on a correspondence clock."""
-    from django.utils.translation import gettext as _
 
     try:
         seconds = max(0, int(ms)) // 1000
@@ -191,7 +192,6 @@ def clock(shown: dict, kind: str):
     """One seat's clock (a value of ``Match.clock_seats``): the time left as of rendering, all a
     page without JavaScript shows; static/js/clock.js counts a running one down from
     ``data-clock-ms``. A tag rather than an include: the lobby draws one per listed match."""
-    from django.utils.translation import gettext as _
 
     running = shown["running"]
     css = f"clock clock-{kind}{' running' if running else ''}{' low' if shown['low'] else ''}"
@@ -215,7 +215,6 @@ def my_match_rows(context, matches):
     """The member's live matches as the lobby and "your matches" list them, one ``<li>`` each,
     drawn from each match's summary (no seat or member is fetched). In Python rather than a
     template loop: a member in a league week has many, and the loop was most of the lobby."""
-    from django.utils.translation import gettext as _
 
     user = context["request"].user
     match_url, titles = pk_url_maker("games:match"), dict(registry.choices())
@@ -261,12 +260,6 @@ def seat_items(context, seats):
     poll, and its loop, a dozen conditions and translations per seat, was a sixth of drawing
     the fragment. Only the seats' public facts are read (``games.present.PublicSeat``).
     """
-    from django.urls import reverse
-    from django.utils.html import conditional_escape, escape
-    from django.utils.safestring import mark_safe
-    from django.utils.translation import gettext as _
-    from django.utils.translation import ngettext
-
     my_seat, match = context.get("my_seat"), context.get("match")
     mine = my_seat.index if my_seat else None
     items = []

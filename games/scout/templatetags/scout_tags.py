@@ -80,18 +80,14 @@ def scout_show_step(data, request):
 def scout_name(seats, index):
     """A seat's display name, with its seat number when another seat has the same name (two
     bots of one level are otherwise indistinguishable in the Scout table's lists)."""
-    names = {seat.index: seat.display_name for seat in seats}
     try:
-        name = names[int(index)]
-    except (KeyError, TypeError, ValueError):
+        return _names(seats).get(int(index), "")
+    except (TypeError, ValueError):
         return ""
-    if list(names.values()).count(name) > 1:
-        return f"{name} {int(index) + 1}"
-    return name
 
 
 def _names(seats) -> dict[int, str]:
-    """Every seat's name as ``scout_name`` gives it, once for a whole list."""
+    """Every seat's name as ``scout_name`` gives it, for a whole list at once."""
     plain = {seat.index: seat.display_name for seat in seats}
     counts = Counter(plain.values())
     return {i: f"{name} {i + 1}" if counts[name] > 1 else name for i, name in plain.items()}
