@@ -2,25 +2,29 @@
 // "bell" (a number only: the bell then fetches its own fragment, its data-refresh URL). Not an
 // hx-trigger attribute: a page with nothing live (a finished match) carries no trigger at all.
 // Every page that streams (a table, the lobby) already hears the member's own news on its one
-// connection; static/js/live.js hands us that EventSource in "cardclub:streamopen" (again after
-// a break, with a new one: then the bell is fetched once, for what came meanwhile). Pages
-// without a stream show the count as of loading.
+// connection; static/js/live.js hands us each EventSource it opens (window.cardclubOnStream;
+// again after a break, with a new one, or when this script ran after the stream opened: then
+// the bell is fetched once, for what came meanwhile). Pages without a stream show the count as
+// of loading.
 (function () {
   "use strict";
+  if (!window.cardclubOnStream) return; // no live.js on this page: nothing streams
   var heard = new WeakSet();
-  function refresh() {
+  var refresh = window.cardclubRefresher(function () {
     var bell = document.getElementById("bell");
     // select: a member logged out meanwhile is redirected to the login page, which has no
     // bell; nothing of that page lands in the header.
-    if (bell) {
-      htmx.ajax("GET", bell.dataset.refresh, { target: bell, swap: "outerHTML", select: "#bell" });
-    }
-  }
-  document.addEventListener("cardclub:streamopen", function (event) {
-    var source = event.detail && event.detail.source;
-    if (!source || heard.has(source)) return;
+    if (!bell) return Promise.resolve();
+    return htmx.ajax("GET", bell.dataset.refresh, {
+      target: bell,
+      swap: "outerHTML",
+      select: "#bell",
+    });
+  });
+  window.cardclubOnStream(function (source, again) {
+    if (heard.has(source)) return;
     heard.add(source);
     source.addEventListener("bell", refresh);
-    if (event.detail.again) refresh();
+    if (again) refresh();
   });
 })();

@@ -9,42 +9,27 @@
   if (!list()) return;
   var wrap = document.querySelector('[data-live="table"]');
   var every = Number(list().dataset.chatPollMs) || 10000;
-  var fetching = false;
-  // Asked again while a fetch was on its way: that fetch may have left the server before the
-  // new message was written, so one more follows it (else, with no poll while the stream is
-  // open, the message would wait for the next one to show).
-  var askedAgain = false;
 
   function toNewest() {
     var l = list();
     if (l) l.scrollTop = l.scrollHeight;
   }
 
-  function refresh() {
+  // A message written while the list is being fetched is fetched again after it (with no poll
+  // while the stream is open, it would otherwise wait for the next one to show).
+  var refresh = window.cardclubRefresher(function () {
     var l = list();
-    if (!l) return;
-    if (fetching) {
-      askedAgain = true;
-      return;
-    }
-    fetching = true;
-    askedAgain = false;
-    htmx
-      .ajax("GET", l.dataset.chatUrl, { target: "#chat-messages", swap: "innerHTML" })
-      .finally(function () {
-        fetching = false;
-        if (askedAgain) refresh();
-      });
-  }
+    if (!l) return Promise.resolve();
+    return htmx.ajax("GET", l.dataset.chatUrl, { target: "#chat-messages", swap: "innerHTML" });
+  });
 
   // The stream's "chat" events: listen on each EventSource live.js opens (a new one after every
-  // break). A stream opened again after a break first fetches what was written meanwhile.
-  if (wrap) {
-    document.addEventListener("cardclub:streamopen", function (event) {
-      var source = event.detail && event.detail.source;
-      if (!source) return;
+  // break). A stream opened again after a break, or before this script ran, first fetches what
+  // may have been written meanwhile.
+  if (wrap && window.cardclubOnStream) {
+    window.cardclubOnStream(function (source, again) {
       source.addEventListener("chat", refresh);
-      if (event.detail.again) refresh();
+      if (again) refresh();
     });
   }
 

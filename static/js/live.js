@@ -67,6 +67,53 @@
     return isNaN(ms) ? 0 : Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
   }
 
+  // The page's streams open now, and who listens on them besides this file (chat.js, bell.js:
+  // window.cardclubOnStream). A listener hears of every stream that opens after it asked, and
+  // at once of those open already: its script may run after the stream opened (the deferred
+  // scripts run in order, but a loaded server may answer bell.js after the stream's "open"),
+  // and an event sent before it listened is lost, so it is told that it may have missed some.
+  var openStreams = [];
+  var streamListeners = [];
+  window.cardclubOnStream = function (listener) {
+    streamListeners.push(listener);
+    openStreams.forEach(function (source) {
+      listener(source, true);
+    });
+  };
+  function streamOpened(source, again) {
+    openStreams.push(source);
+    streamListeners.forEach(function (listener) {
+      listener(source, again);
+    });
+  }
+  function streamClosed(source) {
+    openStreams = openStreams.filter(function (open) {
+      return open !== source;
+    });
+  }
+
+  // A refresh (``fetch``: a function giving a promise) for news the stream announces, asked
+  // for again while one is on its way: that one may have left the server before the news was
+  // written, so one more follows it once it ends (never two at once: htmx would queue the
+  // second on the element the first replaces, and it would land nowhere).
+  window.cardclubRefresher = function (fetch) {
+    var fetching = false;
+    var askedAgain = false;
+    function refresh() {
+      if (fetching) {
+        askedAgain = true;
+        return;
+      }
+      fetching = true;
+      askedAgain = false;
+      fetch().finally(function () {
+        fetching = false;
+        if (askedAgain) refresh();
+      });
+    }
+    return refresh;
+  };
+
   // The page's link to the server: its push stream while that is healthy, else its poll.
   // ``o.events``: the stream's event names, each handed to ``o.onEvent(name, data)``;
   // ``o.fetch()``: fetch now (the page then calls ``link.done(ok, xhr)``); ``o.pollMs()``: how
@@ -137,10 +184,8 @@
         mark(true);
         show();
         // The chat and the bell listen on the same stream (chat.js, bell.js).
-        // (again: the page had a stream before, and may have missed their news meanwhile.)
-        document.dispatchEvent(
-          new CustomEvent("cardclub:streamopen", { detail: { source: es, again: missed } })
-        );
+        // (missed: the page had a stream before, and may have missed their news meanwhile.)
+        streamOpened(es, missed);
         // Back after a break: whatever happened meanwhile is fetched now.
         if (again) fetchNow();
         missed = false;
@@ -171,7 +216,10 @@
       var es = source;
       if (failure && link.everOpen) missed = true;
       source = null;
-      if (es) es.close();
+      if (es) {
+        es.close();
+        streamClosed(es);
+      }
       var wasOpen = link.streaming;
       if (openedAt && Date.now() - openedAt >= STABLE_MS) streamBackoff.reset();
       openedAt = 0;
@@ -235,6 +283,7 @@
       // The stream may have stayed "open" through the break without a word: start anew.
       if (source) {
         source.close();
+        streamClosed(source);
         source = null;
         mark(false);
         missed = link.everOpen;

@@ -31,3 +31,68 @@ def test_a_new_notification_rings_the_bell_of_an_open_page(browser, server, alic
     expect(count).to_have_text("1", timeout=10000)
     page.locator("#bell").click()
     expect(page.locator(".notification-list li")).to_have_count(1)
+
+
+def test_the_bell_rings_when_its_script_arrives_after_the_stream_opened(
+    browser, server, alice, bob
+):
+    # A loaded server may answer bell.js after the page's stream has opened (the deferred
+    # scripts run in order, but the stream's "open" comes whenever the network brings it): the
+    # bell must still listen to that stream, not wait for word of one that opened before.
+    match = start_match("schotten_totten", [alice, bob])
+    page = page_with_session(browser, server, alice)
+    held = []
+    page.route("**/js/bell.js*", lambda route: held.append(route))
+    page.goto(server.url + "/play/", wait_until="commit")
+    expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(1, timeout=10000)
+    assert len(held) == 1, "the page waits for bell.js"
+    held[0].continue_()
+    page.wait_for_load_state("load")
+    count = page.locator("#bell .bell-count")
+    expect(count).to_have_text("0")
+    with transaction.atomic():
+        services.notify(alice, Kind.FORFEIT, match=match)
+    expect(count).to_have_text("1", timeout=10000)
+
+
+# Counts the "bell" events the page's streams heard (a listener added before bell.js's own, so
+# by the time the count moves, bell.js has heard the event too).
+COUNT_BELL_EVENTS = """
+window.bellEvents = 0;
+const OriginalEventSource = window.EventSource;
+window.EventSource = function (url, options) {
+  const source = new OriginalEventSource(url, options);
+  source.addEventListener("bell", () => { window.bellEvents += 1; });
+  return source;
+};
+"""
+
+
+def test_news_that_comes_while_the_bell_is_being_fetched_is_fetched_after_it(
+    browser, server, alice, bob
+):
+    match = start_match("schotten_totten", [alice, bob])
+    page = page_with_session(browser, server, alice)
+    page.add_init_script(script=COUNT_BELL_EVENTS)
+    page.goto(server.url + "/play/")
+    expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(1, timeout=10000)
+    count = page.locator("#bell .bell-count")
+    held = []
+
+    def hold_the_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/notifications/bell/*", hold_the_first)
+    services.notify(alice, Kind.FORFEIT, match=match)
+    page.wait_for_function("window.bellEvents === 1", timeout=10000)
+    assert len(held) == 1, "the first news had the bell fetched"
+    # The server answers the first fetch now (one unread); the page gets that answer only after
+    # a second notification has rung while the fetch was still on its way.
+    first_answer = held[0].fetch()
+    services.notify(alice, Kind.FORFEIT, match=start_match("escoba", [alice, bob]))
+    page.wait_for_function("window.bellEvents === 2", timeout=10000)
+    held[0].fulfill(response=first_answer)
+    expect(count).to_have_text("2", timeout=10000)
