@@ -18,6 +18,7 @@ cardclub.server:HttpToolsProtocol``; production runs gunicorn with ``-k cardclub
 from __future__ import annotations
 
 import asyncio
+import os
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _HttpToolsProtocol
 from uvicorn_worker import UvicornWorker
@@ -28,6 +29,15 @@ from cardclub.env import env_float
 HEADER_TIMEOUT = env_float("HTTP_HEADER_TIMEOUT", 10)
 HEADER_MAX_BYTES = 64 * 1024
 KEEP_ALIVE = 75  # the commands' --keep-alive / --timeout-keep-alive
+
+# Several worker processes accept on one listening socket. uvloop's libuv accepts every
+# connection waiting at once, so a burst (a club night starting, a restart, a proxy opening its
+# pool) went mostly to whichever worker woke first, and with keep-alive each connection stays
+# where it landed: with two workers and 200 tables of bench_capacity, one worker used three
+# times the CPU of the other, and the tail of every request was that worker's queue. One
+# connection per wake-up (libuv's own switch, read when the worker starts listening) lets the
+# other workers take their share.
+os.environ.setdefault("UV_TCP_SINGLE_ACCEPT", "1")
 
 
 class HttpToolsProtocol(_HttpToolsProtocol):
