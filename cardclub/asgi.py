@@ -24,3 +24,4 @@ from games.streams import LiveStreams  # noqa: E402  (needs the apps loaded abov
 # Without a bound on requests in flight (0), every request beyond the threads waits for one.
 django_application = PooledASGIHandler(min(settings.MAX_REQUESTS_IN_FLIGHT or THREADS, THREADS))
 application = LiveStreams(InFlightLimit(django_application, settings.MAX_REQUESTS_IN_FLIGHT))
+PooledASGIHandler.tune_collector()

@@ -25,6 +25,7 @@ its request's thread, each part sent from the loop, then closed in that thread.
 from __future__ import annotations
 
 import asyncio
+import gc
 from concurrent.futures import ThreadPoolExecutor
 
 from django.core import signals
@@ -41,12 +42,32 @@ from django.urls import set_script_prefix
 # (MAX_REQUESTS_IN_FLIGHT) to these 16 threads, none, and a move's p95 no slower.
 THREADS = 16
 
+# The cyclic collector of a server process. Its default (a young collection every 700 new
+# objects) ran several times inside every request, so the objects of the requests in flight
+# were promoted as if long-lived, and a full collection followed every second or two, each
+# stopping every thread of the process for 100-300 ms (the traversal of everything the process
+# holds): on PostgreSQL with two workers and 200 tables of bench_capacity's main path, a move's
+# p95 was 150 ms on a server using half the machine. With a young generation of 10,000, most of
+# a request's objects are gone by the time it is collected (requests leave no reference cycle:
+# cardclub/templating.py, Match.hold_seats, the request cleared below), and what the process
+# loaded to serve (modules, URL patterns, templates) is frozen out of every collection.
+YOUNG_OBJECTS = 10_000
+
 
 class PooledASGIHandler(ASGIHandler):
     def __init__(self, threads: int):
         base.BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="django-request")
+
+    @staticmethod
+    def tune_collector() -> None:
+        """Once the application is loaded in the server process (cardclub/asgi.py): see
+        YOUNG_OBJECTS."""
+        _young, middle, old = gc.get_threshold()
+        gc.set_threshold(YOUNG_OBJECTS, middle, old)
+        gc.collect()
+        gc.freeze()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -85,6 +106,11 @@ class PooledASGIHandler(ASGIHandler):
             return None
         finally:
             response.close()
+            if request is not None:
+                # The request is in reference cycles (its user's lazy loader, its messages,
+                # django-htmx's details each point back at it), which kept it and all it reached
+                # for the cyclic collector: see cardclub/templating.py. Nothing uses it now.
+                request.__dict__.clear()
 
     def _stream(self, response, send) -> None:
         """A streaming response (a static file), its parts read and sent from this thread."""

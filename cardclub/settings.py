@@ -110,7 +110,10 @@ ASGI_APPLICATION = "cardclub.asgi.application"
 
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's backend, leaving no reference cycle behind a render (cardclub/templating.py);
+        # named as Django's is, which is also how django-template-partials finds it.
+        "BACKEND": "cardclub.templating.DjangoTemplates",
+        "NAME": "django",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {

@@ -28,6 +28,7 @@ def match_for_viewer(match_id: int, user=None) -> Match:
         match = _with_seats(Match.objects).get(pk=match_id)
     except Match.DoesNotExist:
         raise Http404(_("There is no match with that number.")) from None
+    match.unlink_seats()
     if user is not None and not match.visible_to(user):
         raise Http404(_("There is no match with that number."))
     return match
@@ -54,6 +55,7 @@ def match_by_invite(token: str, user=None) -> Match:
         match = _with_seats(Match.objects).get(invite_token=token)
     except Match.DoesNotExist:
         raise Http404(_("That invitation link is not valid.")) from None
+    match.unlink_seats()
     if match.private and user is not None and not match.visible_to(user):
         with transaction.atomic():
             locked = Match.objects.select_for_update().get(pk=match.pk)

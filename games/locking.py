@@ -94,4 +94,5 @@ def locked(match_id: int) -> tuple[Match, list[Seat]]:
     prefetch_related_objects(
         [match], Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
+    match.unlink_seats()
     return match, list(match.seats.all())

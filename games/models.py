@@ -531,6 +531,30 @@ class Match(models.Model):
     def free_seats(self):
         return [seat for seat in self.seats.all() if seat.is_free]
 
+    def hold_seats(self, seats) -> None:
+        """``seats`` (this match's, in order) as Django's prefetch leaves them, which
+        ``match.seats.all()`` returns, but with nothing pointing back at this match: not each
+        seat (``seat.match``), nor the cached queryset (its filter and hints name the match
+        itself). With those, every match a request read was a reference cycle, freed with its
+        state (a few hundred objects) only by the cyclic collector, whose full passes then
+        stopped a busy server process for a tenth of a second every second or two (issue 34).
+        Nothing of a table reads ``seat.match``; it would be read again if something did."""
+        link = Seat.match.field
+        for seat in seats:
+            if link.is_cached(seat):
+                link.delete_cached_value(seat)
+        rows = Seat.objects.filter(match_id=self.pk).order_by("index")
+        rows._result_cache = list(seats)
+        rows._prefetch_done = True
+        self._prefetched_objects_cache = {
+            **getattr(self, "_prefetched_objects_cache", {}),
+            "seats": rows,  # Seat.match's related_name
+        }
+
+    def unlink_seats(self) -> None:
+        """The seats prefetched by Django, held as :meth:`hold_seats` holds them."""
+        self.hold_seats(list(self.seats.all()))
+
     # Set by mark_finished, in memory only (see there).
     ended_just_now = False
 

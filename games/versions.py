@@ -89,14 +89,5 @@ def _copy(match: Match, seats: list[Seat]) -> Match:
     the members): a request may mark its copies, never another request's."""
     twin = copy.copy(match)
     twin._prefetched_objects_cache = {}
-    twins = []
-    for seat in seats:
-        seat = copy.copy(seat)
-        Seat.match.field.set_cached_value(seat, twin)
-        twins.append(seat)
-    # As Django's prefetch leaves it: the related manager's queryset with its rows in place.
-    rows = twin.seats.get_queryset()
-    rows._result_cache = twins
-    rows._prefetch_done = True
-    twin._prefetched_objects_cache = {"seats": rows}  # Seat.match's related_name
+    twin.hold_seats([copy.copy(seat) for seat in seats])
     return twin

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from games import versions, writes
-from games.models import Match
+from games.models import Match, Seat
 from tests.web.table_helpers import engine_state, hidden_cards_in, post_move, start_match
 
 HIDDEN_HANDS = ["escoba", "scout", "schotten_totten"]
@@ -125,4 +125,6 @@ def test_what_one_request_marks_on_its_copy_never_reaches_the_kept_match(alice, 
     second = versions.kept(key)
     assert second.status == Match.Status.PLAYING
     assert not hasattr(second.seats.all()[0], "clock")
-    assert second.seats.all()[0].match is second
+    # Its seats are its own and hold no reference back to it (no cycle per request, issue 34).
+    seat = second.seats.all()[0]
+    assert seat.match_id == second.pk and not Seat.match.field.is_cached(seat)
