@@ -5,18 +5,11 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Prefetch
 from django.http import Http404
 from django.utils.translation import gettext as _
 
 from games import versions
-from games.models import Match, Seat
-
-
-def _with_seats(queryset):
-    return queryset.select_related("variant").prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
-    )
+from games.models import Match
 
 
 def match_for_viewer(match_id: int, user=None) -> Match:
@@ -25,10 +18,10 @@ def match_for_viewer(match_id: int, user=None) -> Match:
     any other ``user`` it is a 404, as if there were none. (Without ``user``: the caller has
     checked, e.g. an action that refuses strangers itself.)"""
     try:
-        match = _with_seats(Match.objects).get(pk=match_id)
+        match = Match.objects.select_related("variant").get(pk=match_id)
     except Match.DoesNotExist:
         raise Http404(_("There is no match with that number.")) from None
-    match.unlink_seats()
+    match.read_seats()
     if user is not None and not match.visible_to(user):
         raise Http404(_("There is no match with that number."))
     return match
@@ -52,10 +45,10 @@ def match_by_invite(token: str, user=None) -> Match:
     """The match of an invitation link; a member who opens a private table's link is invited
     to it from then on (it opens for them, and they may take a free seat)."""
     try:
-        match = _with_seats(Match.objects).get(invite_token=token)
+        match = Match.objects.select_related("variant").get(invite_token=token)
     except Match.DoesNotExist:
         raise Http404(_("That invitation link is not valid.")) from None
-    match.unlink_seats()
+    match.read_seats()
     if match.private and user is not None and not match.visible_to(user):
         with transaction.atomic():
             locked = Match.objects.select_for_update().get(pk=match.pk)

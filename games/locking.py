@@ -25,7 +25,6 @@ import random
 import time
 
 from django.db import OperationalError, connection, transaction
-from django.db.models import Prefetch, prefetch_related_objects
 from django.utils.translation import gettext as _
 
 from games.models import Match, Seat
@@ -91,8 +90,5 @@ def locked(match_id: int) -> tuple[Match, list[Seat]]:
         match = Match.objects.select_for_update().get(pk=match_id)
     except Match.DoesNotExist:
         raise NoSuchMatch(_("That match does not exist.")) from None
-    prefetch_related_objects(
-        [match], Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
-    )
-    match.unlink_seats()
+    match.read_seats()
     return match, list(match.seats.all())

@@ -551,9 +551,12 @@ class Match(models.Model):
             "seats": rows,  # Seat.match's related_name
         }
 
-    def unlink_seats(self) -> None:
-        """The seats prefetched by Django, held as :meth:`hold_seats` holds them."""
-        self.hold_seats(list(self.seats.all()))
+    def read_seats(self) -> None:
+        """Read this match's seats in order, with their members, and hold them as
+        :meth:`hold_seats` does (one query, as Django's prefetch of them would be)."""
+        self.hold_seats(
+            list(Seat.objects.filter(match_id=self.pk).select_related("user").order_by("index"))
+        )
 
     # Set by mark_finished, in memory only (see there).
     ended_just_now = False

@@ -9,7 +9,6 @@
 (function () {
   "use strict";
   if (!window.cardclubOnStream) return; // no live.js on this page: nothing streams
-  var heard = new WeakSet();
   var refresh = window.cardclubRefresher(function () {
     var bell = document.getElementById("bell");
     // select: a member logged out meanwhile is redirected to the login page, which has no
@@ -21,9 +20,8 @@
       select: "#bell",
     });
   });
+  // live.js hands each stream to a listener once (when it opens, or at once if already open).
   window.cardclubOnStream(function (source, again) {
-    if (heard.has(source)) return;
-    heard.add(source);
     source.addEventListener("bell", refresh);
     if (again) refresh();
   });
