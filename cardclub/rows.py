@@ -19,8 +19,9 @@ from django.db import connections
 @cache
 def _statement(model, fields: tuple[str, ...], where: str, using: str) -> str:
     quote = connections[using].ops.quote_name
-    columns = ", ".join(quote(model._meta.get_field(name).column) for name in fields)
-    return f"SELECT {columns} FROM {quote(model._meta.db_table)} WHERE {where}"
+    return (
+        f"SELECT {columns(model, fields, using)} FROM {quote(model._meta.db_table)} WHERE {where}"
+    )
 
 
 def _converters(connection, model, fields: tuple[str, ...]):
@@ -44,19 +45,18 @@ def _kept(connection, model, fields: tuple[str, ...], using: str):
     return converters
 
 
-def row(sql: str, params, using: str = "default"):
-    """The first row of a plain statement (its values as the driver gives them), or ``None``.
-
-    On the backend's own cursor, as Django's ``connection.cursor()`` makes it (the connection
-    opened, health-checked and checked for this thread; database errors as Django's), without
-    the wrapper around it: its execute wrappers cost as much CPU as SQLite's answer. When a
-    query is logged (``DEBUG``, a test counting queries) or an execute wrapper is installed,
-    the statement goes through Django's cursor, so each one is seen as before."""
+def _run(sql: str, params, using: str, answer):
+    """``answer(cursor)`` after running a plain statement on the backend's own cursor, as
+    Django's ``connection.cursor()`` makes it (the connection opened, health-checked and checked
+    for this thread; database errors as Django's), without the wrapper around it: its execute
+    wrappers cost as much CPU as SQLite's answer. When a query is logged (``DEBUG``, a test
+    counting queries) or an execute wrapper is installed, the statement goes through Django's
+    cursor, so each one is seen as before."""
     connection = connections[using]
     if connection.queries_logged or connection.execute_wrappers:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            return cursor.fetchone()
+            return answer(cursor)
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     connection.validate_thread_sharing()
@@ -64,9 +64,24 @@ def row(sql: str, params, using: str = "default"):
         cursor = connection.create_cursor()
         try:
             cursor.execute(sql, params)
-            return cursor.fetchone()
+            return answer(cursor)
         finally:
             cursor.close()
+
+
+def row(sql: str, params, using: str = "default"):
+    """The first row of a plain statement (its values as the driver gives them), or ``None``."""
+    return _run(sql, params, using, lambda cursor: cursor.fetchone())
+
+
+def every(sql: str, params, using: str = "default") -> list:
+    """Every row of a plain statement, as the driver gives them."""
+    return _run(sql, params, using, lambda cursor: cursor.fetchall())
+
+
+def execute(sql: str, params, using: str = "default") -> int:
+    """Run a plain ``UPDATE`` or ``DELETE``; how many rows it changed."""
+    return _run(sql, params, using, lambda cursor: cursor.rowcount)
 
 
 def scalar(sql: str, params, using: str = "default"):
@@ -94,6 +109,26 @@ def read_as(model, fields: tuple[str, ...], found, using: str = "default"):
             for convert in every:
                 found[index] = convert(found[index], column, connection)
     return found
+
+
+@cache
+def concrete(model) -> tuple[str, ...]:
+    """Every column of ``model`` as ``from_db`` takes them all: the fields' attnames, in order."""
+    return tuple(field.attname for field in model._meta.concrete_fields)
+
+
+@cache
+def columns(model, fields: tuple[str, ...], using: str, prefix: str = "") -> str:
+    """``fields`` of ``model`` as a statement's column list, each quoted and behind ``prefix``
+    (a table's alias and its dot, for a join)."""
+    quote = connections[using].ops.quote_name
+    return ", ".join(prefix + quote(model._meta.get_field(name).column) for name in fields)
+
+
+def built(model, fields: tuple[str, ...], found, using: str = "default"):
+    """The instance of ``model`` from ``found``, the driver's values of ``fields``, as the ORM
+    builds it."""
+    return model.from_db(using, list(fields), read_as(model, fields, found, using))
 
 
 def instance(model, fields: tuple[str, ...], where: str, params, using: str = "default"):

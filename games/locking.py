@@ -86,9 +86,8 @@ def locked(match_id: int) -> tuple[Match, list[Seat]]:
 
     The seats are prefetched onto the match, so the page drawn after the action reuses them.
     """
-    try:
-        match = Match.objects.select_for_update().get(pk=match_id)
-    except Match.DoesNotExist:
-        raise NoSuchMatch(_("That match does not exist.")) from None
+    match = Match.read_locked(match_id)
+    if match is None:
+        raise NoSuchMatch(_("That match does not exist."))
     match.read_seats()
     return match, list(match.seats.all())

@@ -11,10 +11,11 @@ import contextlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, models
+from django.db import connection, connections, models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
@@ -543,7 +544,12 @@ class Match(models.Model):
         for seat in seats:
             if link.is_cached(seat):
                 link.delete_cached_value(seat)
-        rows = Seat.objects.filter(match_id=self.pk).order_by("index")
+        # The filter is only kept, and built if anybody queries these seats afresh (as
+        # Django's related managers defer theirs): a table only ever reads the list, and
+        # building the filter cost a table's fragment a tenth of a millisecond.
+        rows = Seat.objects.order_by("index")
+        rows._defer_next_filter = True
+        rows = rows.filter(match_id=self.pk)
         rows._result_cache = list(seats)
         rows._prefetch_done = True
         self._prefetched_objects_cache = {
@@ -553,10 +559,30 @@ class Match(models.Model):
 
     def read_seats(self) -> None:
         """Read this match's seats in order, with their members, and hold them as
-        :meth:`hold_seats` does (one query, as Django's prefetch of them would be)."""
-        self.hold_seats(
-            list(Seat.objects.filter(match_id=self.pk).select_related("user").order_by("index"))
-        )
+        :meth:`hold_seats` does: one statement, the one Django's ``select_related`` would send,
+        but plain (``cardclub/rows.py``). Every move, bot move and table page reads them, and
+        building the query through the ORM cost a move more than its engine and its writes."""
+        member_model = Seat.user.field.related_model
+        seat_fields, member_fields = rows.concrete(Seat), rows.concrete(member_model)
+        width = len(seat_fields)
+        held_by = Seat.user.field
+        seats = []
+        for found in rows.every(_seats_statement(), [self.pk]):
+            seat = rows.built(Seat, seat_fields, found[:width])
+            member = found[width:]
+            held_by.set_cached_value(
+                seat, None if member[0] is None else rows.built(member_model, member_fields, member)
+            )
+            seats.append(seat)
+        self.hold_seats(seats)
+
+    @classmethod
+    def read_locked(cls, pk: int) -> Match | None:
+        """The match ``pk`` with every column, its row locked until the transaction ends
+        (``FOR UPDATE``; SQLite has no row locks, and its write transaction holds the whole
+        database), or ``None``. One plain statement, as ``read_seats``."""
+        found = rows.row(_locked_statement(), [pk])
+        return None if found is None else rows.built(cls, rows.concrete(cls), found)
 
     # Set by mark_finished, in memory only (see there).
     ended_just_now = False
@@ -690,6 +716,32 @@ class Seat(models.Model):
         return seat_name(
             self.index, self.user.get_username() if self.user_id else "", self.bot_level
         )
+
+
+@cache
+def _seats_statement(using: str = "default") -> str:
+    """A match's seats in order, each with its member's columns (``NULL`` for a bot's seat)."""
+    member_model = Seat.user.field.related_model
+    quote = connections[using].ops.quote_name
+    member_table, seat_table = member_model._meta.db_table, Seat._meta.db_table
+    return (
+        f"SELECT {rows.columns(Seat, rows.concrete(Seat), using, 's.')},"
+        f" {rows.columns(member_model, rows.concrete(member_model), using, 'm.')}"
+        f" FROM {quote(seat_table)} s LEFT JOIN {quote(member_table)} m"
+        f" ON m.{quote(member_model._meta.pk.column)} = s.{quote('user_id')}"
+        f" WHERE s.{quote('match_id')} = %s ORDER BY s.{quote('index')}"
+    )
+
+
+@cache
+def _locked_statement(using: str = "default") -> str:
+    connection = connections[using]
+    quote = connection.ops.quote_name
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return (
+        f"SELECT {rows.columns(Match, rows.concrete(Match), using)}"
+        f" FROM {quote(Match._meta.db_table)} WHERE {quote(Match._meta.pk.column)} = %s{lock}"
+    )
 
 
 def seat_name(index: int, username: str, bot_level: str) -> str:

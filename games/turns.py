@@ -8,10 +8,12 @@ The callers (``games.writes``, ``games.bot_moves``, ``games.timeouts``) hold the
 
 from __future__ import annotations
 
-from django.db import transaction
-from django.db.models import Q
+from functools import cache
+
+from django.db import connections, transaction
 from django.utils import timezone
 
+from cardclub import rows
 from games import clocks
 from games.models import Match, MoveRecord, Seat
 from games.signals import match_finished
@@ -85,11 +87,23 @@ def store(match: Match, seats: list[Seat], state, mover: int | None = None, now=
         Match.close_seats(seats)
         Seat.objects.bulk_update(seats, ["to_move", "score", "rank", "live"])
     elif flipped:
-        Seat.objects.filter(pk__in=flipped).update(to_move=Q(to_move=False))
+        rows.execute(_flip_statement(len(flipped)), flipped)
     match.summarize(seats)
     match.save(update_fields=PLAY_FIELDS)
     if finished:
         match_finished.send(sender=Match, match=match, seats=seats)
+
+
+@cache
+def _flip_statement(count: int, using: str = "default") -> str:
+    """Turn the mark of ``count`` seats (by id) over, as one plain statement: the ORM's
+    ``update`` cost a move a quarter of a millisecond to build (``cardclub/rows.py``)."""
+    quote = connections[using].ops.quote_name
+    ids = ", ".join(["%s"] * count)
+    return (
+        f"UPDATE {quote(Seat._meta.db_table)} SET {quote('to_move')} = NOT {quote('to_move')}"
+        f" WHERE {quote(Seat._meta.pk.column)} IN ({ids})"
+    )
 
 
 def rank_timed_out_last(seats: list[Seat]) -> None:

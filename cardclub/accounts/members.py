@@ -12,7 +12,7 @@ backend, and requests with no member, go through Django's own ``get_user``.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from django.conf import settings
 from django.contrib import auth
@@ -30,14 +30,9 @@ MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 _backend = ModelBackend()
 
 
-@cache
-def _fields(model) -> tuple[str, ...]:
-    return tuple(field.attname for field in model._meta.concrete_fields)
-
-
 def _read(model, user_id):
     """The member's row, every column loaded, as ``ModelBackend.get_user`` reads it."""
-    return rows.instance(model, _fields(model), f"{model._meta.pk.column} = %s", [user_id])
+    return rows.instance(model, rows.concrete(model), f"{model._meta.pk.column} = %s", [user_id])
 
 
 @lru_cache(maxsize=4096)
@@ -82,7 +77,7 @@ def _with_session(session, model):
         or not hasattr(session, "load_with_member")
     ):
         return None
-    return session.load_with_member(model, _fields(model), user_id)
+    return session.load_with_member(model, rows.concrete(model), user_id)
 
 
 def member_of(request):

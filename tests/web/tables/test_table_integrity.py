@@ -12,18 +12,26 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from cardclub.leagues import actions as league_actions
 from cardclub.leagues.models import Fixture
 from cardclub.ratings import services
-from games import writes
+from games import locking, writes
 from games.locking import ActionError
 from games.models import Match, MoveRecord
 from games.scout import engine as scout
 from tests.web.table_helpers import engine_state, post_move, start_match, variant
+
+
+def locking_read(match_id: int) -> Match:
+    """The match as an action reads it, in the transaction an action runs in."""
+    with transaction.atomic():
+        return Match.read_locked(match_id)
+
 
 pytestmark = pytest.mark.django_db
 
@@ -233,6 +241,49 @@ def test_every_move_records_the_version_it_produced(alice, bob):
     assert list(MoveRecord.objects.filter(match=match).values_list("version", flat=True)) == [
         match.version
     ]
+
+
+# --- What every action reads under the lock --------------------------------------------------
+
+
+def test_the_locked_read_of_a_match_holds_every_column_as_the_orm_reads_it(alice, bob):
+    match = start_match("scout", [alice, bob], fillers=["easy"])
+    locked_match = locking_read(match.pk)
+    read = Match.objects.get(pk=match.pk)
+    for field in Match._meta.concrete_fields:
+        assert getattr(locked_match, field.attname) == getattr(read, field.attname), field.name
+    assert locked_match.state["hands"] == read.state["hands"]
+    assert locked_match.updated_at.tzinfo is not None
+    assert Match.read_locked(match.pk + 1000) is None
+
+
+def test_the_locked_read_asks_for_the_row_lock_where_the_database_has_row_locks(alice, bob):
+    match = start_match("escoba", [alice, bob])
+    with CaptureQueriesContext(connection) as queries:
+        locking_read(match.pk)
+    [statement] = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT")]
+    assert statement.endswith("FOR UPDATE") == connection.features.has_select_for_update
+
+
+def test_an_action_reads_the_seats_in_order_with_their_members_and_no_other_matchs(
+    alice, bob, make_member
+):
+    other = start_match("scout", [make_member("carla"), make_member("dario")], fillers=["easy"])
+    match = start_match("scout", [bob, alice], fillers=["hard"])
+    with CaptureQueriesContext(connection) as queries:
+        _locked, seats = locking.locked(match.pk)
+        names = [seat.user.username if seat.user else None for seat in seats]
+    assert len(queries) == 2  # the match, then its seats with their members
+    assert [seat.index for seat in seats] == [0, 1, 2]
+    assert names == ["bob", "alice", None]
+    assert [seat.bot_level for seat in seats] == ["", "", "hard"]
+    # Queried afresh, the seats held on the match are still this match's alone.
+    assert (
+        sorted(_locked.seats.filter(index__gte=0).values_list("match_id", flat=True))
+        == [match.pk] * 3
+    )
+    assert _locked.seats.exclude(user=None).count() == 2
+    assert other.pk != match.pk
 
 
 # --- Retries --------------------------------------------------------------------------------------
