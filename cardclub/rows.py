@@ -1,4 +1,4 @@
-"""One row by a plain SQL statement, for the few reads every request makes (issue 34).
+"""Plain SQL statements for the few reads and writes every request or move makes (issue 34).
 
 Building a query through the ORM (cloning the queryset, resolving the filter, compiling the
 SQL) costs far more than running it: measured in one process, a member read by primary key was

@@ -16,12 +16,12 @@ from functools import cache
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, connections, models
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from cardclub import rows
+from cardclub.reversing import kept_reverse
 from games import registry
 from games.engine import EngineError, InvalidOptions, replay, resolve_options
 
@@ -397,11 +397,11 @@ class Match(models.Model):
         super().save(*args, update_fields=update_fields, **kwargs)
 
     def get_absolute_url(self) -> str:
-        return reverse("games:match", args=[self.pk])
+        return kept_reverse("games:match", self.pk)
 
     def get_rules_url(self) -> str:
         """The game's rules page, opened at the house rules this match is played with."""
-        return f"{reverse('games:rules', args=[self.game])}?variant={self.variant_id}"
+        return f"{kept_reverse('games:rules', self.game)}?variant={self.variant_id}"
 
     @property
     def engine(self):

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 
-from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from cardclub.reversing import kept_reverse
 from games import registry
 from games.contract import Presentation
 from games.log import describe_events, seat_names
@@ -154,7 +154,7 @@ class PublicMatch:
         return registry.title(self.game)
 
     def get_absolute_url(self) -> str:
-        return reverse("games:match", args=[self.pk])
+        return kept_reverse("games:match", self.pk)
 
     @property
     def has_clock(self) -> bool:
@@ -224,9 +224,9 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         # pause): the fallback then looks more often, so each shows as its own step.
         "poll_ms": 500 if any(s.plays_as_bot and s.to_move for s in seats) else 2000,
         # Reversed once here: a table has a form per legal move, and all post to it.
-        "move_url": reverse("games:move", args=[match.pk]),
-        "poll_url": reverse("games:poll", args=[match.pk]),
-        "live_url": reverse("games:live", args=[match.pk]),
+        "move_url": kept_reverse("games:move", match.pk),
+        "poll_url": kept_reverse("games:poll", match.pk),
+        "live_url": kept_reverse("games:live", match.pk),
         "just": None,
         "rules_url": match.get_rules_url(),
     }

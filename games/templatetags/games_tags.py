@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 from django import template
-from django.urls import reverse
 from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from cardclub.http import pk_url_maker
+from cardclub.reversing import kept_reverse
 from games import registry
 
 register = template.Library()
@@ -270,7 +270,7 @@ def seat_items(context, seats):
             css += f" pair-{s.pair}"
         name = escape(s.display_name)
         if s.user:
-            name = f'<a href="{escape(reverse("member", args=[s.user.username]))}">{name}</a>'
+            name = f'<a href="{escape(kept_reverse("member", s.user.username))}">{name}</a>'
         parts = [f'\n<li class="{css}">{name}']
         if s.pair:
             partners = ", ".join(conditional_escape(p) for p in s.partners)
