@@ -84,6 +84,30 @@ def execute(sql: str, params, using: str = "default") -> int:
     return _run(sql, params, using, lambda cursor: cursor.rowcount)
 
 
+def insert(model, fields: tuple[str, ...], objects, using: str = "default") -> None:
+    """Insert ``objects`` of ``model`` by one plain statement, their ``fields`` as the ORM
+    would save them (each field's ``pre_save``, e.g. an ``auto_now_add``, and its preparation
+    for the database), without reading their ids back."""
+    connection = connections[using]
+    saved = [model._meta.get_field(name) for name in fields]
+    params = [
+        field.get_db_prep_save(field.pre_save(obj, True), connection)
+        for obj in objects
+        for field in saved
+    ]
+    execute(_insert_statement(model, fields, len(objects), using), params, using)
+
+
+@cache
+def _insert_statement(model, fields: tuple[str, ...], count: int, using: str) -> str:
+    quote = connections[using].ops.quote_name
+    row_of = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    return (
+        f"INSERT INTO {quote(model._meta.db_table)} ({columns(model, fields, using)})"
+        f" VALUES {', '.join([row_of] * count)}"
+    )
+
+
 def scalar(sql: str, params, using: str = "default"):
     """The first column of the first row of a plain statement (a ``COUNT``, one id), or ``None``
     when there is no row."""

@@ -17,10 +17,9 @@ def match_for_viewer(match_id: int, user=None) -> Match:
     hidden card. A private table, though, exists only for its seated and invited members: for
     any other ``user`` it is a 404, as if there were none. (Without ``user``: the caller has
     checked, e.g. an action that refuses strangers itself.)"""
-    try:
-        match = Match.objects.select_related("variant").get(pk=match_id)
-    except Match.DoesNotExist:
-        raise Http404(_("There is no match with that number.")) from None
+    match = Match.read_with_rules(match_id)
+    if match is None:
+        raise Http404(_("There is no match with that number."))
     match.read_seats()
     if user is not None and not match.visible_to(user):
         raise Http404(_("There is no match with that number."))

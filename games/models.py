@@ -577,6 +577,21 @@ class Match(models.Model):
         self.hold_seats(seats)
 
     @classmethod
+    def read_with_rules(cls, pk: int) -> Match | None:
+        """The match ``pk`` with every column and its house rules (``variant``), or ``None``:
+        one plain statement, the one ``select_related("variant")`` would send. Every table page
+        and every fragment that is not yet kept in this process (``games/versions.py``) reads
+        it."""
+        found = rows.row(_with_rules_statement(), [pk])
+        if found is None:
+            return None
+        width = len(rows.concrete(cls))
+        match = rows.built(cls, rows.concrete(cls), found[:width])
+        rules = rows.built(RuleVariant, rows.concrete(RuleVariant), found[width:])
+        Match.variant.field.set_cached_value(match, rules)
+        return match
+
+    @classmethod
     def read_locked(cls, pk: int) -> Match | None:
         """The match ``pk`` with every column, its row locked until the transaction ends
         (``FOR UPDATE``; SQLite has no row locks, and its write transaction holds the whole
@@ -730,6 +745,18 @@ def _seats_statement(using: str = "default") -> str:
         f" FROM {quote(seat_table)} s LEFT JOIN {quote(member_table)} m"
         f" ON m.{quote(member_model._meta.pk.column)} = s.{quote('user_id')}"
         f" WHERE s.{quote('match_id')} = %s ORDER BY s.{quote('index')}"
+    )
+
+
+@cache
+def _with_rules_statement(using: str = "default") -> str:
+    quote = connections[using].ops.quote_name
+    return (
+        f"SELECT {rows.columns(Match, rows.concrete(Match), using, 'm.')},"
+        f" {rows.columns(RuleVariant, rows.concrete(RuleVariant), using, 'v.')}"
+        f" FROM {quote(Match._meta.db_table)} m JOIN {quote(RuleVariant._meta.db_table)} v"
+        f" ON v.{quote(RuleVariant._meta.pk.column)} = m.{quote('variant_id')}"
+        f" WHERE m.{quote(Match._meta.pk.column)} = %s"
     )
 
 

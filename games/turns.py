@@ -34,6 +34,10 @@ PLAY_FIELDS = [
 ]
 
 
+# What the log keeps of a move.
+LOGGED = ("match", "seq", "seat", "code", "version", "created_at")
+
+
 def start_game(match: Match, seats: list[Seat]) -> None:
     state = match.new_game()
     match.status = Match.Status.PLAYING
@@ -51,7 +55,8 @@ def log_moves(match: Match, records: list[MoveRecord]) -> None:
     for offset, record in enumerate(records, start=1):
         record.seq = match.moves_played + offset
         record.version = match.version
-    MoveRecord.objects.bulk_create(records)
+    # One plain statement: the ORM's bulk_create cost a move more than the insert itself.
+    rows.insert(MoveRecord, LOGGED, records)
     match.moves_played += len(records)
 
 

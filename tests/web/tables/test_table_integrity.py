@@ -20,7 +20,7 @@ from django.utils import timezone
 from cardclub.leagues import actions as league_actions
 from cardclub.leagues.models import Fixture
 from cardclub.ratings import services
-from games import locking, writes
+from games import locking, turns, writes
 from games.locking import ActionError
 from games.models import Match, MoveRecord
 from games.scout import engine as scout
@@ -257,6 +257,19 @@ def test_the_locked_read_of_a_match_holds_every_column_as_the_orm_reads_it(alice
     assert Match.read_locked(match.pk + 1000) is None
 
 
+def test_a_shown_match_is_read_with_its_house_rules_as_the_orm_reads_them(alice, bob):
+    match = start_match("escoba", [alice, bob])
+    shown = Match.read_with_rules(match.pk)
+    read = Match.objects.select_related("variant").get(pk=match.pk)
+    for field in Match._meta.concrete_fields:
+        assert getattr(shown, field.attname) == getattr(read, field.attname), field.name
+    with CaptureQueriesContext(connection) as queries:
+        assert shown.variant.slug == "standard"
+        assert shown.variant.options == read.variant.options
+    assert len(queries) == 0
+    assert Match.read_with_rules(match.pk + 1000) is None
+
+
 def test_the_locked_read_asks_for_the_row_lock_where_the_database_has_row_locks(alice, bob):
     match = start_match("escoba", [alice, bob])
     with CaptureQueriesContext(connection) as queries:
@@ -284,6 +297,20 @@ def test_an_action_reads_the_seats_in_order_with_their_members_and_no_other_matc
     )
     assert _locked.seats.exclude(user=None).count() == 2
     assert other.pk != match.pk
+
+
+def test_the_log_of_a_move_writes_every_column_a_move_record_has(alice, bob):
+    every = {field.name for field in MoveRecord._meta.concrete_fields if not field.primary_key}
+    assert set(turns.LOGGED) == every
+    match = start_match("schotten_totten", [alice, bob])
+    state = engine_state(match)
+    seat = match.engine.to_move(state)[0]
+    code = match.engine.legal_moves(state, seat)[0].code
+    before = timezone.now()
+    writes.play_move(match.pk, [alice, bob][seat], code, match.version)
+    [record] = MoveRecord.objects.filter(match=match)
+    assert (record.seq, record.seat, record.code) == (1, seat, code)
+    assert before <= record.created_at <= timezone.now()
 
 
 # --- Retries --------------------------------------------------------------------------------------
