@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, lru_cache, wraps
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from cardclub.reversing import kept_reverse
@@ -317,3 +318,19 @@ def move_line(event: dict, names, kind: str, text: str, cards, badge=None) -> di
         "badge": badge,
         "sentence": f"{who} {text}" if who else text,
     }
+
+
+def per_language(describe):
+    """``describe(card_id)``, a card's words (a dict of texts and numbers), worked out once
+    per process for each card and language: a table names every card in sight on every move
+    and poll, each through gettext. Each caller gets its own copy, which it may add to."""
+
+    @lru_cache(maxsize=2048)
+    def kept(card_id: str, language: str | None) -> dict:
+        return describe(card_id)
+
+    @wraps(describe)
+    def described(card_id: str) -> dict:
+        return dict(kept(card_id, get_language()))
+
+    return described

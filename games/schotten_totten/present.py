@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from games.contract import Presentation
-from games.present import move_line
+from games.present import move_line, per_language
 from games.schotten_totten import engine
 
 # Colour letter -> (colour name, card name, symbol). The symbol is drawn on every card so that
@@ -37,6 +37,7 @@ FORMATIONS = {
 }
 
 
+@per_language
 def card(card_id: str) -> dict:
     """A card id ("R7") described for the card template and screen readers."""
     colour, value = card_id[0], int(card_id[1:])

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.contract import Presentation
-from games.present import move_line
+from games.present import move_line, per_language
 from games.scout import engine
 
 ENDS = ("L", "R")
@@ -23,6 +23,7 @@ ENDS = ("L", "R")
 SS_START = "go"
 
 
+@per_language
 def card(text: str) -> dict:
     """A card written ``up/down`` (``7/3``: the 7 is in play), or an id ``a-b`` (shown ``a``)."""
     if "/" in text:

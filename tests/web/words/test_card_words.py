@@ -113,3 +113,26 @@ def test_the_other_games_cards_read_right_in_their_sentences_too(language, expec
         )
     assert play["sentence"] == expected[0]
     assert scouting["sentence"].startswith(expected[1])
+
+
+@pytest.mark.parametrize(
+    ("card", "card_id", "spanish", "english"),
+    [
+        ("scout", "7/3", "7 (al otro lado 3)", "7 (other end 3)"),
+        ("schotten_totten", "R7", "7 rojo", "Red 7"),
+    ],
+)
+def test_a_card_kept_once_per_language_is_named_in_the_language_of_each_page(
+    card, card_id, spanish, english
+):
+    from games.schotten_totten import present as schotten_totten
+    from games.scout import present as scout
+
+    describe = {"scout": scout.card, "schotten_totten": schotten_totten.card}[card]
+    for _round in range(2):  # the second time, from what the first kept
+        with translation.override("es"):
+            named = describe(card_id)
+            assert named["name"] == spanish
+            named["name"] = "changed by one page"
+        with translation.override("en"):
+            assert describe(card_id)["name"] == english
