@@ -108,6 +108,31 @@ def _insert_statement(model, fields: tuple[str, ...], count: int, using: str) ->
     )
 
 
+def update(instance, fields: tuple[str, ...], using: str = "default") -> int:
+    """Write ``fields`` of ``instance`` to its row by one plain ``UPDATE``, each as the ORM
+    saves it (the field's ``pre_save``, e.g. an ``auto_now``, and its preparation for the
+    database); how many rows it changed. No signal is sent: the caller sends what a save
+    would (``Match.write``)."""
+    model = type(instance)
+    connection = connections[using]
+    saved = [model._meta.get_field(name) for name in fields]
+    params = [
+        field.get_db_prep_save(field.pre_save(instance, False), connection) for field in saved
+    ]
+    params.append(instance.pk)
+    return execute(_update_statement(model, fields, using), params, using)
+
+
+@cache
+def _update_statement(model, fields: tuple[str, ...], using: str) -> str:
+    quote = connections[using].ops.quote_name
+    meta = model._meta
+    # A field that writes itself with its own SQL placeholder is not one this statement knows.
+    assert not any(hasattr(meta.get_field(name), "get_placeholder") for name in fields), fields
+    assignments = ", ".join(f"{quote(meta.get_field(name).column)} = %s" for name in fields)
+    return f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+
+
 def scalar(sql: str, params, using: str = "default"):
     """The first column of the first row of a plain statement (a ``COUNT``, one id), or ``None``
     when there is no row."""

@@ -49,7 +49,7 @@ def apply_due(match: Match, seats: list[Seat], now) -> list[Seat]:
             seats, ["to_move", "rank", "score", "timed_out", "timed_out_after", "live"]
         )
         match.summarize(seats)
-        match.save(update_fields=turns.PLAY_FIELDS)
+        match.write(turns.PLAY_FIELDS)
         match_finished.send(sender=Match, match=match, seats=seats)
     else:
         clocks.tick(match, seats, awaited, awaited, None, now)
@@ -60,7 +60,7 @@ def apply_due(match: Match, seats: list[Seat], now) -> list[Seat]:
         match.clock_deadline = clocks.deadline(match, awaited)
         Seat.objects.bulk_update(late, ["timed_out", "timed_out_after"])
         match.summarize(seats)
-        match.save(update_fields=turns.PLAY_FIELDS)
+        match.write(turns.PLAY_FIELDS)
         turns.hand_to_bots(match, seats, match.engine.load(match.state))
     match_id = match.pk
     late_ids = [seat.pk for seat in late]

@@ -19,7 +19,7 @@ from games.models import Match, MoveRecord, Seat
 from games.signals import match_finished
 
 # What a move can change on the match row (the rest is fixed when the table opens).
-PLAY_FIELDS = [
+PLAY_FIELDS = (
     "state",
     "status",
     "version",
@@ -31,7 +31,7 @@ PLAY_FIELDS = [
     "clock_turn_started",
     "clock_deadline",
     "summary",
-]
+)
 
 
 # What the log keeps of a move.
@@ -94,7 +94,7 @@ def store(match: Match, seats: list[Seat], state, mover: int | None = None, now=
     elif flipped:
         rows.execute(_flip_statement(len(flipped)), flipped)
     match.summarize(seats)
-    match.save(update_fields=PLAY_FIELDS)
+    match.write(PLAY_FIELDS)
     if finished:
         match_finished.send(sender=Match, match=match, seats=seats)
 

@@ -12,7 +12,8 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
-from django.db import OperationalError, connection, transaction
+from django.db import DatabaseError, OperationalError, connection, transaction
+from django.db.models.signals import post_save
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -311,6 +312,36 @@ def test_the_log_of_a_move_writes_every_column_a_move_record_has(alice, bob):
     [record] = MoveRecord.objects.filter(match=match)
     assert (record.seq, record.seat, record.code) == (1, seat, code)
     assert before <= record.created_at <= timezone.now()
+
+
+def test_a_move_writes_the_match_row_it_holds_and_tells_the_pages_as_a_save_would(alice, bob):
+    match = start_match("escoba", [alice, bob])
+    state = engine_state(match)
+    seat = match.engine.to_move(state)[0]
+    code = match.engine.legal_moves(state, seat)[0].code
+    heard = []
+
+    def saved(sender, instance, created, update_fields, **kwargs):
+        heard.append((instance.pk, created, update_fields))
+
+    post_save.connect(saved, sender=Match, dispatch_uid="test.saved")
+    try:
+        result = writes.play_move(match.pk, [alice, bob][seat], code, match.version)
+    finally:
+        post_save.disconnect(dispatch_uid="test.saved", sender=Match)
+    assert heard == [(match.pk, False, frozenset(turns.PLAY_FIELDS))]
+    stored = Match.objects.get(pk=match.pk)
+    for name in turns.PLAY_FIELDS:
+        assert getattr(stored, name) == getattr(result.match, name), name
+    assert stored.version == match.version + 1
+    assert stored.updated_at > match.updated_at
+
+
+def test_writing_a_match_whose_row_is_gone_fails_as_a_save_would(alice, bob):
+    match = start_match("escoba", [alice, bob])
+    Match.objects.filter(pk=match.pk).delete()
+    with pytest.raises(DatabaseError):
+        match.write(("status",))
 
 
 # --- Retries --------------------------------------------------------------------------------------
