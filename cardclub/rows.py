@@ -84,17 +84,22 @@ def execute(sql: str, params, using: str = "default") -> int:
     return _run(sql, params, using, lambda cursor: cursor.rowcount)
 
 
+def _saved(obj, fields: tuple[str, ...], adding: bool, using: str) -> list:
+    """``fields`` of ``obj`` as the ORM saves them: each field's ``pre_save`` (an ``auto_now``
+    or ``auto_now_add``), then its preparation for the database."""
+    connection = connections[using]
+    meta = obj._meta
+    return [
+        field.get_db_prep_save(field.pre_save(obj, adding), connection)
+        for field in (meta.get_field(name) for name in fields)
+    ]
+
+
 def insert(model, fields: tuple[str, ...], objects, using: str = "default") -> None:
     """Insert ``objects`` of ``model`` by one plain statement, their ``fields`` as the ORM
     would save them (each field's ``pre_save``, e.g. an ``auto_now_add``, and its preparation
     for the database), without reading their ids back."""
-    connection = connections[using]
-    saved = [model._meta.get_field(name) for name in fields]
-    params = [
-        field.get_db_prep_save(field.pre_save(obj, True), connection)
-        for obj in objects
-        for field in saved
-    ]
+    params = [value for obj in objects for value in _saved(obj, fields, True, using)]
     execute(_insert_statement(model, fields, len(objects), using), params, using)
 
 
@@ -113,14 +118,8 @@ def update(instance, fields: tuple[str, ...], using: str = "default") -> int:
     saves it (the field's ``pre_save``, e.g. an ``auto_now``, and its preparation for the
     database); how many rows it changed. No signal is sent: the caller sends what a save
     would (``Match.write``)."""
-    model = type(instance)
-    connection = connections[using]
-    saved = [model._meta.get_field(name) for name in fields]
-    params = [
-        field.get_db_prep_save(field.pre_save(instance, False), connection) for field in saved
-    ]
-    params.append(instance.pk)
-    return execute(_update_statement(model, fields, using), params, using)
+    params = [*_saved(instance, fields, False, using), instance.pk]
+    return execute(_update_statement(type(instance), fields, using), params, using)
 
 
 @cache

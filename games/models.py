@@ -391,10 +391,9 @@ class Match(models.Model):
         return f"#{self.pk} {self.get_game_display()}"
 
     def save(self, *args, update_fields=None, **kwargs):
-        # Every write of a match writes updated_at, even one naming its fields: a committed
-        # version is kept in memory under its id, version and updated_at (games/versions.py).
-        if update_fields and "updated_at" not in update_fields:
-            update_fields = [*update_fields, "updated_at"]
+        # Every write of a match writes updated_at, even one naming its fields.
+        if update_fields:
+            update_fields = _with_updated_at(update_fields)
         super().save(*args, update_fields=update_fields, **kwargs)
 
     def get_absolute_url(self) -> str:
@@ -409,8 +408,7 @@ class Match(models.Model):
         and ``post_save`` sent, an error if the row is gone), by one plain ``UPDATE``: every
         move, bot move and time-out writes the match, and building that statement through the
         ORM cost a move more than its engine (``cardclub/rows.py``)."""
-        if "updated_at" not in fields:
-            fields = (*fields, "updated_at")
+        fields = _with_updated_at(fields)
         using = "default"
         written = frozenset(fields)
         signals.pre_save.send(
@@ -610,10 +608,10 @@ class Match(models.Model):
         found = rows.row(_with_rules_statement(), [pk])
         if found is None:
             return None
-        width = len(rows.concrete(cls))
-        match = rows.built(cls, rows.concrete(cls), found[:width])
-        rules = rows.built(RuleVariant, rows.concrete(RuleVariant), found[width:])
-        Match.variant.field.set_cached_value(match, rules)
+        columns = rows.concrete(cls)
+        match = rows.built(cls, columns, found[: len(columns)])
+        rules = rows.built(RuleVariant, rows.concrete(RuleVariant), found[len(columns) :])
+        cls.variant.field.set_cached_value(match, rules)
         return match
 
     @classmethod
@@ -771,6 +769,13 @@ def _seats_statement(using: str = "default") -> str:
         f" ON m.{quote(member_model._meta.pk.column)} = s.{quote('user_id')}"
         f" WHERE s.{quote('match_id')} = %s ORDER BY s.{quote('index')}"
     )
+
+
+def _with_updated_at(fields) -> tuple[str, ...]:
+    """Every write of a match writes updated_at: a committed version is kept in memory under
+    its id, version and updated_at (games/versions.py)."""
+    fields = tuple(fields)
+    return fields if "updated_at" in fields else (*fields, "updated_at")
 
 
 @cache
