@@ -1,4 +1,5 @@
-"""Django's template backend, leaving no reference cycle behind a render (issue 34).
+"""Django's template backend, leaving no reference cycle behind a render, and with the words of
+``{% translate %}`` kept (issue 34).
 
 Every render makes a ``Context`` whose first pushed ``ContextDict`` (the view's own context)
 points back at it, so the whole context of a page (the match, its seats, the engine's view: a
@@ -7,6 +8,10 @@ requests a second that garbage made the collector's full passes run every second
 server process, each stopping every thread of it for 80-300 ms: most of a move's p95 on a
 server that was only half busy. Emptying the context's stack once the template is drawn breaks
 the cycle, so all of it is freed at once by reference counting.
+
+Every ``{% load i18n %}`` gets ``cardclub/i18n_tags.py``, Django's library with each literal's
+words kept per language. It is put in place here rather than named in ``OPTIONS["libraries"]``,
+where Django's check (``templates.W003``) would take a library named as another for a mistake.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from django.template import TemplateDoesNotExist
 from django.template.backends import django as django_backend
 from django.template.context import make_context
+from django.template.library import import_library
 
 
 class Template(django_backend.Template):
@@ -30,6 +36,10 @@ class Template(django_backend.Template):
 
 
 class DjangoTemplates(django_backend.DjangoTemplates):
+    def __init__(self, params):
+        super().__init__(params)
+        self.engine.template_libraries["i18n"] = import_library("cardclub.i18n_tags")
+
     def from_string(self, template_code):
         return Template(self.engine.from_string(template_code), self)
 
