@@ -5,7 +5,8 @@ The push streams (``/play/…/live/``) are answered by a lean ASGI app before Dj
 which would park a thread per open stream; every other request is Django's, at most
 ``MAX_REQUESTS_IN_FLIGHT`` at a time per process (``cardclub/overload.py``: beyond, a quick 503),
 each served whole in one thread of a pool of at most ``handler.THREADS`` (``cardclub/handler.py``):
-those let in beyond the threads wait for one, holding no thread.
+those let in beyond the threads wait for one, holding no thread. A worker of several that is busy
+asks its clients to come back on a new connection (``cardclub/spread.py``).
 """
 
 import os
@@ -19,9 +20,16 @@ from django.conf import settings  # noqa: E402
 
 from cardclub.handler import THREADS, PooledASGIHandler  # noqa: E402
 from cardclub.overload import InFlightLimit  # noqa: E402
+from cardclub.spread import SpreadConnections  # noqa: E402
 from games.streams import LiveStreams  # noqa: E402  (needs the apps loaded above)
 
 # Without a bound on requests in flight (0), every request beyond the threads waits for one.
 django_application = PooledASGIHandler(min(settings.MAX_REQUESTS_IN_FLIGHT or THREADS, THREADS))
-application = LiveStreams(InFlightLimit(django_application, settings.MAX_REQUESTS_IN_FLIGHT))
+application = LiveStreams(
+    SpreadConnections(
+        InFlightLimit(django_application, settings.MAX_REQUESTS_IN_FLIGHT),
+        settings.SPREAD_CONNECTIONS_AFTER,
+        int(os.environ.get("CARDCLUB_SERVER_WORKERS", "1")),
+    )
+)
 PooledASGIHandler.tune_collector()

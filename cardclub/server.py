@@ -95,3 +95,9 @@ class Worker(UvicornWorker):
     """gunicorn's worker class for the club: uvicorn with the protocol above."""
 
     CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "http": HttpToolsProtocol}
+
+    def init_process(self) -> None:
+        # Before the application is loaded: a busy worker sends clients elsewhere only when
+        # there is an elsewhere (cardclub/spread.py).
+        os.environ["CARDCLUB_SERVER_WORKERS"] = str(self.cfg.workers)
+        super().init_process()

@@ -300,6 +300,10 @@ PUSH_STREAMS_PER_MEMBER = env_int("PUSH_STREAMS_PER_MEMBER", 20)
 # most cardclub.handler.THREADS threads (the others wait for one, holding none); the rest get a
 # quick 503 with Retry-After. Streams are not counted (see above). 0: no limit.
 MAX_REQUESTS_IN_FLIGHT = env_int("MAX_REQUESTS_IN_FLIGHT", 64)
+# With more than this many requests in flight, a worker of several answers with
+# "Connection: close", so the client's next request may go to a less busy one
+# (cardclub/spread.py). 0: never.
+SPREAD_CONNECTIONS_AFTER = env_int("SPREAD_CONNECTIONS_AFTER", 3)
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
