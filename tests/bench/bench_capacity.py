@@ -176,6 +176,22 @@ class Server(load_server.Server):
             lambda pid, ppid, _cmd: pid == self.process.pid or ppid == self.process.pid
         )
 
+    def worker_cpu_seconds(self) -> dict[int, float]:
+        """Each worker's CPU so far, by process id: how evenly they share the work."""
+        workers = [
+            int(entry.name)
+            for entry in Path("/proc").iterdir()
+            if entry.name.isdigit() and _parent(entry) == self.process.pid
+        ]
+        return {pid: cpu_seconds(lambda p, _ppid, _cmd, pid=pid: p == pid) for pid in workers}
+
+
+def _parent(entry: Path) -> int | None:
+    try:
+        return int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
 
 def cpu_seconds(wanted) -> float:
     """The CPU time of every process ``wanted(pid, ppid, cmdline)`` picks, from /proc."""
@@ -588,8 +604,10 @@ def run_step(tables, args, server, pg_name) -> dict:
         loadavg_before = os.getloadavg()[0]
         time.sleep(max(0.0, window[0] - time.monotonic()))
         cpu = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
+        per_worker = server.worker_cpu_seconds()
         time.sleep(max(0.0, window[1] - time.monotonic()))
         cpu_after = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
+        per_worker_after = server.worker_cpu_seconds()
         loadavg = os.getloadavg()[0]
         parts = [future.result() for future in futures]
     wall = window[1] - window[0]
@@ -631,6 +649,15 @@ def run_step(tables, args, server, pg_name) -> dict:
         "retried": sum(part["retried"] for part in parts),
         "loadgen_cpu": sum(part["cpu"] for part in parts) / wall,
         "server_cpu": (cpu_after[0] - cpu[0]) / wall,
+        # Busiest first; a worker replaced during the step is left out.
+        "worker_cpu": sorted(
+            (
+                (after - per_worker[pid]) / wall
+                for pid, after in per_worker_after.items()
+                if pid in per_worker
+            ),
+            reverse=True,
+        ),
         "postgres_cpu": (cpu_after[1] - cpu[1]) / wall if pg_name else None,
         "machine_cpu": (cpu_after[2] - cpu[2]) / wall,
         "lag_p99": max(percentile(part["lag"], 0.99) for part in parts),
@@ -909,6 +936,11 @@ def report(results: list[dict]) -> list[str]:
                 + f", whole machine {step['machine_cpu']:.2f}; per request (ms): load generator "
                 f"{per_request(step, 'loadgen_cpu'):.1f}, server {per_request(step, 'server_cpu'):.1f}"
             )
+            if step.get("worker_cpu"):
+                lines.append(
+                    "  server workers (cores, busiest first): "
+                    + ", ".join(f"{cores:.2f}" for cores in step["worker_cpu"])
+                )
             lines.append(
                 f"  event-loop lag p99 {step['lag_p99']:.1f} ms; load average "
                 f"{step['loadavg_before']:.2f} before the step, {step['loadavg']:.2f} after"
