@@ -265,7 +265,8 @@ class MatchQuerySet(models.QuerySet):
 
     def open_tables_stamp(self) -> tuple[int, str]:
         """How many public tables wait for players and the latest change of any, as a key for
-        what is drawn from them (an opaque string: the database's own spelling of the time).
+        what is drawn from them (an opaque string: the database's own spelling of the time,
+        with no space, which memcached refuses in a key).
         Every lobby view asks, so by one plain statement on the ``(status, -updated_at)``
         index: the ORM takes longer to build this aggregate than the database to answer it."""
         table = connection.ops.quote_name(Match._meta.db_table)
@@ -273,7 +274,7 @@ class MatchQuerySet(models.QuerySet):
             f"SELECT COUNT(*), MAX(updated_at) FROM {table} WHERE status = %s AND NOT private",
             [Match.Status.OPEN],
         )
-        return count, "" if newest is None else str(newest)
+        return count, "" if newest is None else str(newest).replace(" ", "T")
 
     def newest_finished_pk(self) -> int:
         """The match that finished last (0 before the first): one entry of the ``(status,

@@ -8,11 +8,13 @@ flat however many matches a member plays.
 from __future__ import annotations
 
 import importlib
+import warnings
 from datetime import timedelta
 from unittest import mock
 
 import pytest
 from django.apps import apps
+from django.core.cache.backends.base import CacheKeyWarning
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -380,3 +382,14 @@ def test_the_newest_finished_match_and_the_bells_count_are_read_as_the_orm_would
     Notification.objects.filter(user=alice, kind="forfeit").update(read_at=timezone.now())
     assert unread_count(alice.pk) == 2
     assert unread_count(bob.pk) == Notification.objects.filter(user=bob, read_at=None).count()
+
+
+def test_the_open_tables_are_kept_under_a_key_memcached_accepts(alice, bob, client_for):
+    """The key names the latest change as the database spells it: without its space, which
+    memcached refuses (Django warns of every such key)."""
+    writes.create_match(alice, variant("scout"), 3, ["open", "easy"])
+    count, newest = Match.objects.open_tables_stamp()
+    assert count == 1 and newest and " " not in newest
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheKeyWarning)
+        assert client_for(bob).get(reverse("games:lobby")).status_code == 200
