@@ -18,7 +18,7 @@ from django.urls import reverse
 from cardclub.spread import SpreadConnections
 from games.models import Match
 from tests.bench.bench_capacity import Server
-from tests.servers import bound_socket, database_env, session_cookie
+from tests.servers import bound_socket, database_env, run_in_new_loop, session_cookie
 from tests.web.table_helpers import engine_state, start_match
 
 MOVES = 6
@@ -61,7 +61,7 @@ def answers_of(after: int, workers: int, requests: int):
         release.set()
         await asyncio.gather(*tasks)
 
-    asyncio.run(run())
+    run_in_new_loop(run())
     return layer, headers
 
 
