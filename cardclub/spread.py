@@ -11,7 +11,9 @@ two workers and 200 tables of bench_capacity's main path: one worker served 5,35
 ``UV_TCP_SINGLE_ACCEPT`` (cardclub/server.py) spreads the connections as they are accepted; this
 spreads the requests, because a busy worker gives back the connections that bring it more. In
 three A/B pairs (PostgreSQL, two workers, 200 tables) the two workers' CPU went from 0.58/0.27,
-0.82/0.32 and 0.75/0.45 cores to 0.48/0.48, 0.58/0.55 and 0.58/0.57.
+0.82/0.32 and 0.75/0.45 cores to 0.48/0.48, 0.58/0.55 and 0.58/0.57. The tail did not follow
+reliably (a fourth pair had the longer tail with it), so ``SPREAD_CONNECTIONS_AFTER`` is 0 (off)
+unless an operator sets it.
 
 A closed connection costs the client a new one (on the loopback or a private network, a
 fraction of a millisecond); the answer itself is unchanged. With one worker there is nowhere
