@@ -178,25 +178,13 @@ class Server(load_server.Server):
 
     def worker_cpu_seconds(self) -> dict[int, float]:
         """Each worker's CPU so far, by process id: how evenly they share the work."""
-        workers = [
-            int(entry.name)
-            for entry in Path("/proc").iterdir()
-            if entry.name.isdigit() and _parent(entry) == self.process.pid
-        ]
-        return {pid: cpu_seconds(lambda p, _ppid, _cmd, pid=pid: p == pid) for pid in workers}
+        return cpu_by_process(lambda _pid, ppid, _cmd: ppid == self.process.pid)
 
 
-def _parent(entry: Path) -> int | None:
-    try:
-        return int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def cpu_seconds(wanted) -> float:
-    """The CPU time of every process ``wanted(pid, ppid, cmdline)`` picks, from /proc."""
+def cpu_by_process(wanted) -> dict[int, float]:
+    """The CPU time of each process ``wanted(pid, ppid, cmdline)`` picks, by id, from /proc."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -207,8 +195,13 @@ def cpu_seconds(wanted) -> float:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         if wanted(int(entry.name), int(fields[1]), cmdline):
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
+            found[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+def cpu_seconds(wanted) -> float:
+    """The CPU time of every process ``wanted(pid, ppid, cmdline)`` picks, from /proc."""
+    return sum(cpu_by_process(wanted).values())
 
 
 def machine_busy_seconds() -> float:
