@@ -17,7 +17,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from cardclub.reversing import kept_reverse
-from games import registry
+from games import registry, versions
 from games.contract import Presentation
 from games.log import describe_events, seat_names
 from games.models import Clock, Match, RuleVariant, translate_engine_error  # noqa: F401  (re-exported)
@@ -234,7 +234,7 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     if match.state is None:
         return context
     if state is None:
-        state = engine.load(match.state)
+        state = versions.state_of(match)
     view = engine.view(state, seat_index)
     moves = []
     # A member who lost on time watches an easy bot play their seat.

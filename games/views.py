@@ -406,7 +406,7 @@ def move(request, pk):
     # pages, which the push sends to fetch this version: unless the move ended the match,
     # whose end others write to its seats (ratings) after the move.
     if result.match.status == Match.Status.PLAYING:
-        versions.keep(result.match)
+        versions.keep(result.match, result.state)
     return _render_table(request, result.match, state=result.state, shown_status=PLAYING)
 
 

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import timeouts, turns
+from games import timeouts, turns, versions
 from games.engine import EngineError, IllegalMove, InvalidMove, InvalidOptions
 from games.locking import ActionError, locked, retried
 from games.models import (
@@ -141,7 +141,8 @@ def _play_move(match_id: int, user, code: str, expected_version: int | None) -> 
     if seat.timed_out:
         return _time_out_message(match, seat)
     engine = match.engine
-    state = engine.load(match.state)
+    # As committed before this move (read under the lock): loaded once per version.
+    state = versions.state_of(match)
     if expected_version is None or (
         expected_version != match.version
         and not _still_awaited(match, state, seat.index, expected_version)

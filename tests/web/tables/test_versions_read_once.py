@@ -128,3 +128,37 @@ def test_what_one_request_marks_on_its_copy_never_reaches_the_kept_match(alice, 
     # Its seats are its own and hold no reference back to it (no cycle per request, issue 34).
     seat = second.seats.all()[0]
     assert seat.match_id == second.pk and not Seat.match.field.is_cached(seat)
+
+
+@pytest.mark.parametrize("game", HIDDEN_HANDS)
+def test_the_other_seat_fetching_the_version_a_move_committed_loads_no_state(
+    game, alice, bob, client_for, monkeypatch
+):
+    match = start_match(game, [alice, bob])
+    state = engine_state(match)
+    seat = match.engine.to_move(state)[0]
+    players = [alice, bob]
+    shown = match.version
+    code = match.engine.legal_moves(state, seat)[0].code
+    assert post_move(client_for(players[seat]), match, code).status_code == 200
+    loads = []
+    real_load = match.engine.load
+    monkeypatch.setattr(match.engine, "load", lambda data: loads.append(1) or real_load(data))
+    other_page = fetch(client_for(players[1 - seat]), match, shown)
+    assert loads == []  # the move's own state, kept with its version
+    versions.forget_all()
+    assert fetch(client_for(players[1 - seat]), match, shown) == other_page
+    assert loads == [1]
+
+
+def test_a_version_read_afresh_is_loaded_once_for_every_seat_that_fetches_it(
+    alice, bob, client_for, monkeypatch
+):
+    match = start_match("scout", [alice, bob])
+    loads = []
+    real_load = match.engine.load
+    monkeypatch.setattr(match.engine, "load", lambda data: loads.append(1) or real_load(data))
+    alice_page = fetch(client_for(alice), match, match.version - 1)
+    bob_page = fetch(client_for(bob), match, match.version - 1)
+    assert loads == [1]
+    assert alice_page != bob_page  # one state, each seat's own view of it
