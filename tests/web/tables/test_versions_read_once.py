@@ -162,3 +162,15 @@ def test_a_version_read_afresh_is_loaded_once_for_every_seat_that_fetches_it(
     bob_page = fetch(client_for(bob), match, match.version - 1)
     assert loads == [1]
     assert alice_page != bob_page  # one state, each seat's own view of it
+
+
+def test_held_seats_asked_afresh_are_the_matchs_own_in_the_order_of_their_index(alice, bob):
+    match = start_match("escoba", [alice, bob])
+    start_match("scout", [bob, alice])  # another match's seats, which no query may bring
+    held = Match.read_with_rules(match.pk)
+    held.read_seats()
+    assert [s.index for s in held.seats.all()] == [0, 1]
+    assert [s.user_id for s in held.seats.filter(index__gte=0)] == [alice.pk, bob.pk]
+    assert held.seats.count() == 2
+    assert [s.index for s in held.seats.order_by("-index")] == [1, 0]
+    assert list(held.seats.filter(user=bob).values_list("index", flat=True)) == [1]
