@@ -157,10 +157,17 @@ class Server(load_server.Server):
     """gunicorn with uvicorn workers, started, awaited and stopped as the race suite does it."""
 
     def __init__(
-        self, port: int, workers: int, env: dict[str, str], log_path: Path, listening=None
+        self,
+        port: int,
+        workers: int,
+        env: dict[str, str],
+        log_path: Path,
+        listening=None,
+        root=load_server.ROOT,
     ):
         """``listening``: a socket bound by the caller, which gunicorn inherits (``fd://``), so
-        that no other process can take the port between choosing it and serving on it."""
+        that no other process can take the port between choosing it and serving on it.
+        ``root``: the checkout served (this one, or another commit's to compare with)."""
         bind = f"fd://{listening.fileno()}" if listening is not None else None
         super().__init__(
             port,
@@ -168,6 +175,7 @@ class Server(load_server.Server):
             log_path,
             command=server_command(port, workers, bind),
             pass_fds=[listening.fileno()] if listening is not None else (),
+            root=root,
         )
 
     def cpu_seconds(self) -> float:

@@ -5,6 +5,12 @@ request, divided by the requests, the kinds taking turns in blocks.
 Run: ``.venv/bin/python -m tests.bench.bench_request_cpu`` (``--db postgres`` for PostgreSQL at
 ``BENCH_PG_SERVER``, database ``BENCH_PG_DB`` + ``_cpu``; ``--rounds``, ``--tables``, ``--port``).
 
+``--compare DIR`` serves another checkout beside this one (``git worktree add DIR <commit>``)
+on the next port, against the same database, the rounds taking turns between the two servers:
+the machine's speed drifts by a third within minutes here, so two runs one after the other
+cannot tell a change of a few per cent, while rounds taking turns share the drift. The ratios
+of both are printed side by side; the targets are this checkout's.
+
 The kinds (``TABLES`` two-member tables, the games in turn; one client, one request at a time,
 so the worker's CPU over a block is that block's):
 
@@ -23,6 +29,7 @@ ticks (10 ms): a block is ``TABLES`` requests, and the figures are the sums over
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -32,6 +39,7 @@ from urllib.parse import urlencode
 
 from tests.bench.bench_capacity import (
     PG_SERVER,
+    ROOT,
     Server,
     collect_static,
     production_env,
@@ -82,90 +90,101 @@ def measure(args) -> dict[str, float]:
     clients = {pk: httpx.Client(headers={"Cookie": c}, timeout=30) for pk, c in cookies.items()}
     anonymous = httpx.Client(timeout=30)
     tables = [Table(GAMES[i % len(GAMES)], users[2 * i : 2 * i + 2]) for i in range(args.tables)]
-    base = f"http://127.0.0.1:{args.port}"
-    seconds = dict.fromkeys(KINDS, 0.0)
-    counts = dict.fromkeys(KINDS, 0)
+    roots = {"this": ROOT}
+    if args.compare:
+        roots["compared"] = Path(args.compare).resolve()
+    seconds = {name: dict.fromkeys(KINDS, 0.0) for name in roots}
+    counts = {name: dict.fromkeys(KINDS, 0) for name in roots}
 
-    def block(kind: str, requests) -> None:
+    def block(name: str, kind: str, requests) -> None:
         """``requests``: (client, method, url, kwargs, status wanted) for one block."""
+        server = servers[name]
         before = server.cpu_seconds()
         for client, method, url, kwargs, wanted in requests:
             response = client.request(method, url, **kwargs)
             if response.status_code != wanted:
-                log = Path(folder, "server.log")
+                log = server.log_path
                 tail = log.read_text()[-3000:] if log.exists() else ""
                 raise RuntimeError(f"{kind}: {method} {url}: {response.status_code}\n{tail}")
-        seconds[kind] += server.cpu_seconds() - before
-        counts[kind] += len(requests)
+        seconds[name][kind] += server.cpu_seconds() - before
+        counts[name][kind] += len(requests)
 
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
         env = production_env(
             **args.where,
             DJANGO_SETTINGS_MODULE="tests.bench.bench_server_settings",
             AXES_ENABLED="0",
         )
-        server = Server(args.port, 1, env, Path(folder) / "server.log")
-        with server:
-            for round_ in range(args.rounds + 1):  # the first round warms the worker up
-                if round_ == 1:
-                    seconds.update(dict.fromkeys(KINDS, 0.0))
-                    counts.update(dict.fromkeys(KINDS, 0))
-                matches = []
-                for i, table in enumerate(tables):
+        servers = {
+            name: stack.enter_context(
+                Server(args.port + i, 1, env, Path(folder) / f"{name}.log", root=root)
+            )
+            for i, (name, root) in enumerate(roots.items())
+        }
+        # The first round on each server warms its worker up; then the servers take turns.
+        for round_ in range(len(servers) * (args.rounds + 1)):
+            name = list(servers)[round_ % len(servers)]
+            base = f"http://127.0.0.1:{servers[name].port}"
+            if round_ == len(servers):
+                for name_ in servers:
+                    seconds[name_].update(dict.fromkeys(KINDS, 0.0))
+                    counts[name_].update(dict.fromkeys(KINDS, 0))
+            matches = []
+            for i, table in enumerate(tables):
+                match = table.now()
+                if match.status != Match.Status.PLAYING:
+                    tables[i] = table = Table(table.game, table.users)
                     match = table.now()
-                    if match.status != Match.Status.PLAYING:
-                        tables[i] = table = Table(table.game, table.users)
-                        match = table.now()
-                    matches.append(match)
-                moves, fragments, polls, pages = [], [], [], []
-                for table, match in zip(tables, matches, strict=True):
-                    seat, code = choose(match)
-                    mover = clients[table.users[seat].pk]
-                    other = clients[table.users[1 - seat].pk]
-                    moves.append(
-                        (
-                            mover,
-                            "POST",
-                            f"{base}/play/m/{table.pk}/move/",
-                            {
-                                "content": urlencode({"code": code, "v": match.version}),
-                                "headers": {
-                                    "Content-Type": "application/x-www-form-urlencoded",
-                                    "HX-Request": "true",
-                                    "X-CSRFToken": CSRF,
-                                },
+                matches.append(match)
+            moves, fragments, polls, pages = [], [], [], []
+            for table, match in zip(tables, matches, strict=True):
+                seat, code = choose(match)
+                mover = clients[table.users[seat].pk]
+                other = clients[table.users[1 - seat].pk]
+                moves.append(
+                    (
+                        mover,
+                        "POST",
+                        f"{base}/play/m/{table.pk}/move/",
+                        {
+                            "content": urlencode({"code": code, "v": match.version}),
+                            "headers": {
+                                "Content-Type": "application/x-www-form-urlencoded",
+                                "HX-Request": "true",
+                                "X-CSRFToken": CSRF,
                             },
-                            200,
-                        )
+                        },
+                        200,
                     )
-                    poll = f"{base}/play/m/{table.pk}/poll/?"
-                    htmx = {"headers": {"HX-Request": "true"}}
-                    fragments.append(
-                        (
-                            other,
-                            "GET",
-                            poll + urlencode({"v": match.version, "s": "playing"}),
-                            htmx,
-                            200,
-                        )
-                    )
-                    polls.append(
-                        (other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204)
-                    )
-                    pages.append((other, "GET", f"{base}/play/m/{table.pk}/", {}, 200))
-                someone = [clients[t.users[0].pk] for t in tables]
-                block(
-                    "no session", [(anonymous, "GET", f"{base}/nosession/", {}, 200)] * len(tables)
                 )
-                block("bare view", [(c, "GET", f"{base}/bare/", {}, 200) for c in someone])
-                block("move POST", moves)
-                block("changed fragment", fragments)
-                block("poll 204", polls)
-                if round_ % 4 == 0:
-                    block("page", pages)
+                poll = f"{base}/play/m/{table.pk}/poll/?"
+                htmx = {"headers": {"HX-Request": "true"}}
+                fragments.append(
+                    (
+                        other,
+                        "GET",
+                        poll + urlencode({"v": match.version, "s": "playing"}),
+                        htmx,
+                        200,
+                    )
+                )
+                polls.append((other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204))
+                pages.append((other, "GET", f"{base}/play/m/{table.pk}/", {}, 200))
+            someone = [clients[t.users[0].pk] for t in tables]
+            nobody = [(anonymous, "GET", f"{base}/nosession/", {}, 200)] * len(tables)
+            block(name, "no session", nobody)
+            block(name, "bare view", [(c, "GET", f"{base}/bare/", {}, 200) for c in someone])
+            block(name, "move POST", moves)
+            block(name, "changed fragment", fragments)
+            block(name, "poll 204", polls)
+            if round_ // len(servers) % 4 == 0:
+                block(name, "page", pages)
     for client in [*clients.values(), anonymous]:
         client.close()
-    return {kind: seconds[kind] * 1000 / counts[kind] for kind in KINDS if counts[kind]}
+    return {
+        name: {kind: seconds[name][kind] * 1000 / counts[name][kind] for kind in KINDS}
+        for name in roots
+    }
 
 
 def main() -> int:
@@ -174,6 +193,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--port", type=int, default=int(os.environ.get("BENCH_PORT", 8570)))
+    parser.add_argument(
+        "--compare", metavar="DIR", help="another checkout, served beside this one (the next port)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
@@ -206,21 +228,28 @@ def main() -> int:
                 connections.close_all()
                 with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True) as db:
                     db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    bare = cpu["bare view"]
     print(f"Server CPU per request ({args.db}, gunicorn + 1 uvicorn worker, blocks taking turns)")
-    print(f"{'request':<20} {'CPU ms':>8} {'x bare':>7}   target")
+    if args.compare:
+        print(f"this checkout beside {args.compare}, the rounds taking turns")
     ok = True
-    for kind in KINDS:
-        ratio = cpu[kind] / bare
-        target = ""
-        if kind in TARGETS:
-            target = f"≤ {TARGETS[kind]}x"
-            ok = ok and ratio <= TARGETS[kind]
-        if kind == "bare view":
-            ratio_free = bare / cpu["no session"]
-            target = f"{ratio_free:.2f}x no session, ≤ {BARE_TARGET}x"
-            ok = ok and ratio_free <= BARE_TARGET
-        print(f"{kind:<20} {cpu[kind]:>8.2f} {ratio:>7.2f}   {target}")
+    for name, figures in cpu.items():
+        print(f"{name}:")
+        print(f"  {'request':<20} {'CPU ms':>8} {'x bare':>7}   target")
+        bare = figures["bare view"]
+        for kind in KINDS:
+            ratio = figures[kind] / bare
+            target = ""
+            met = True
+            if kind in TARGETS:
+                target = f"≤ {TARGETS[kind]}x"
+                met = ratio <= TARGETS[kind]
+            if kind == "bare view":
+                ratio_free = bare / figures["no session"]
+                target = f"{ratio_free:.2f}x no session, ≤ {BARE_TARGET}x"
+                met = ratio_free <= BARE_TARGET
+            if name == "this":
+                ok = ok and met
+            print(f"  {kind:<20} {figures[kind]:>8.2f} {ratio:>7.2f}   {target}")
     print(
         f"({args.rounds} rounds of {args.tables} tables, {time.monotonic() - started:.0f} s;"
         f" load {load:.2f} before, {os.getloadavg()[0]:.2f} after)"

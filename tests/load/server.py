@@ -38,8 +38,12 @@ def server_command(port: int, workers: int = WORKERS) -> list[str]:
 class Server:
     """Start the server, wait until it answers, stop it (only the process it started)."""
 
-    def __init__(self, port: int, env: dict[str, str], log_path: Path, command=None, pass_fds=()):
+    def __init__(
+        self, port: int, env: dict[str, str], log_path: Path, command=None, pass_fds=(), root=ROOT
+    ):
+        """``root``: the checkout served (another commit's worktree, to compare with it)."""
         self.port = port
+        self.root = root
         self.pass_fds = tuple(pass_fds)  # a listening socket the server inherits
         self.env = env
         self.log_path = log_path
@@ -51,7 +55,7 @@ class Server:
         self.log = open(self.log_path, "wb")  # noqa: SIM115  (closed in __exit__)
         self.process = spawn(
             self.command,
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
