@@ -81,7 +81,8 @@ class Engine(Protocol):
 
     def view(self, state: Any, seat: int | None) -> dict:
         """A JSON-able dict of exactly what ``seat`` may see (``None``: a spectator), with the
-        recent public events under ``"last_moves"``."""
+        recent public events under ``"last_moves"``: the same for every seat and a spectator
+        (the table words and draws them once per version, ``games.present.recent_moves``)."""
 
     def is_over(self, state: Any) -> bool:
         """Whether the game has ended."""

@@ -243,19 +243,46 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     context.update(view=view, moves=moves)
     context["seats"] = with_partners(context["seats"], view)
     present = app.present
-    # The recent moves in words, by the same describe_move as the game log and the replay.
-    # A game may show fewer recent events than the view holds (``recent_events``).
-    lines = describe_events(present, present.recent_events(view), seat_names(context["seats"]))
-    # A game whose move lines name every card in words may leave out their drawings at the
-    # table (``last_moves_drawn=False``): every fragment carries these lines, and the
-    # "Last move" strip still draws the newest move's cards. The game log keeps them.
-    if not present.last_moves_drawn:
-        lines = [{**line, "cards": []} for line in lines]
-    context["last_lines"] = lines
+    context["last_lines"], context["just"] = recent_moves(match, present, view, context["seats"])
     context.update(present.table_context(view, moves, seat_index))
-    if match.moves_played:
-        context["just"] = just_happened(present, view, context["seats"])
     return context
+
+
+class DrawnOnce(list):
+    """A list that every viewer of a version is shown alike (the recent moves in words, the
+    cards of the last move), kept with its drawing: the tag that draws it does so once
+    (``games_tags.last_move_items`` and ``small_cards``) and gives the drawing back after."""
+
+    drawn = None
+
+
+def recent_moves(match: Match, present: Presentation, view: dict, seats) -> tuple[list, dict]:
+    """The table's last moves in words (``last_lines``) and its "Last move" strip (``just``),
+    worked out and drawn once per version, language and seat names in this process
+    (``games.versions.shared``), for every seat and spectator of the version.
+
+    That is safe because they are built from the view's recent events only, which the engine
+    contract makes the same in every seat's view and the spectator's (``"last_moves"``; checked
+    by tests/engines/test_contract.py). ``view`` is of the match as committed at its version
+    (``table_context`` is never given a replay's state).
+    """
+    names = seat_names(seats)
+
+    def make() -> tuple[list, dict | None]:
+        # By the same describe_move as the game log and the replay. A game may show fewer
+        # recent events than the view holds (``recent_events``).
+        lines = describe_events(present, present.recent_events(view), names)
+        # A game whose move lines name every card in words may leave out their drawings at
+        # the table (``last_moves_drawn=False``): every fragment carries these lines, and the
+        # "Last move" strip still draws the newest move's cards. The game log keeps them.
+        if not present.last_moves_drawn:
+            lines = [{**line, "cards": []} for line in lines]
+        just = just_happened(present, view, seats) if match.moves_played else None
+        if just is not None:
+            just["cards"] = DrawnOnce(just["cards"])
+        return DrawnOnce(lines), just
+
+    return versions.shared(match, ("recent moves", get_language(), tuple(names)), make)
 
 
 def with_partners(seats: list[PublicSeat], view: dict) -> list[PublicSeat]:

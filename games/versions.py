@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -43,12 +44,14 @@ Key = tuple[int, int, datetime]
 
 
 class _Version:
-    """What is kept of one version: the match, its seats, and the loaded state once known."""
+    """What is kept of one version: the match, its seats, the loaded state once known, and
+    what every viewer of the version is shown alike once worked out (:func:`shared`)."""
 
-    __slots__ = ("match", "seats", "state")
+    __slots__ = ("match", "seats", "state", "shown")
 
     def __init__(self, match: Match, seats: list[Seat], state: Any = None):
         self.match, self.seats, self.state = match, seats, state
+        self.shown: dict = {}
 
 
 _kept: OrderedDict[Key, _Version] = OrderedDict()
@@ -108,6 +111,25 @@ def state_of(match: Match) -> Any:
         if found is not None:
             found.state = state  # two first readers may both load it: the same state
     return state
+
+
+def shared(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
+    """``make()``, worked out once for the kept version of ``match`` under ``name`` and given
+    to every later caller for that version: for what every seat and spectator of a version is
+    shown alike (the recent moves in words, ``games.present.recent_moves``), ``name`` holding
+    whatever else it depends on (the language, the seats' names). Never for what one seat may
+    see: the caller answers for that. A version not kept is worked out every time."""
+    with _lock:
+        found = _kept.get(key_of(match))
+        value = found.shown.get(name, _MISSING) if found is not None else _MISSING
+    if value is _MISSING:
+        value = make()
+        if found is not None:
+            found.shown[name] = value  # two first callers may both make it: the same value
+    return value
+
+
+_MISSING = object()
 
 
 def forget_all() -> None:

@@ -9,6 +9,7 @@ from django.utils.translation import ngettext
 from cardclub.http import pk_url_maker
 from cardclub.reversing import kept_reverse
 from games import registry
+from games.present import DrawnOnce
 
 register = template.Library()
 
@@ -27,13 +28,26 @@ def card_sprite(game: str) -> str:
     return registry.present(game).card_sprite()
 
 
+def _drawn_once(items, draw):
+    """``draw(items)``, kept on ``items`` when every viewer of a version is shown them alike
+    (``games.present.DrawnOnce``): drawn by the first request of the version, given back to
+    the rest."""
+    if not isinstance(items, DrawnOnce):
+        return draw(items)
+    if items.drawn is None:
+        items.drawn = draw(items)  # two first requests may both draw it: the same drawing
+    return items.drawn
+
+
 @register.simple_tag(takes_context=True)
 def small_cards(context, cards):
     """Cards drawn small, side by side, for a place that names them in words beside them (a
     move line, the "Last move" strip): one drawer per list, no template per card."""
     draw = _small_card_drawer(context)
     # A space between two cards, as between two inline blocks written on their own lines.
-    return format_html_join(" ", "{}", ((draw(card),) for card in cards))
+    return _drawn_once(
+        cards, lambda cards: format_html_join(" ", "{}", ((draw(c),) for c in cards))
+    )
 
 
 def _move_line_html(line, draw) -> str:
@@ -66,11 +80,14 @@ def last_move_items(context, lines):
     """The table's last moves (``last_lines``), one ``<li>`` each as ``move_line`` draws it:
     one loop and one card drawer for the list, which every fragment carries."""
     draw = _small_card_drawer(context)
-    return mark_safe(  # noqa: S308 (move_line's markup, escaped there)
-        "".join(
-            f'<li class="ev-{conditional_escape(line["kind"])}">{_move_line_html(line, draw)}</li>'
-            for line in lines
-        )
+    return _drawn_once(
+        lines,
+        lambda lines: mark_safe(  # noqa: S308 (move_line's markup, escaped there)
+            "".join(
+                f'<li class="ev-{conditional_escape(line["kind"])}">{_move_line_html(line, draw)}</li>'
+                for line in lines
+            )
+        ),
     )
 
 

@@ -88,11 +88,14 @@ def check_position(eng, state, data, players, cards):
     for seat in range(players):
         if seat not in movers:
             assert eng.legal_moves(state, seat) == []
+    public_events = eng.view(state, None)["last_moves"]
     for seat in [*range(players), None]:
         seen = eng.view(state, seat)
         json.dumps(seen)
         for other in hidden_swaps(data, seat, players):
             assert eng.view(eng.load(other), seat) == seen, f"seat {seat}'s view leaks hidden cards"
+        # The table words them once per version for everybody (games.present.recent_moves).
+        assert seen["last_moves"] == public_events, f"seat {seat}'s recent events are its own"
 
 
 @pytest.mark.parametrize(("key", "players"), list(cases()))
