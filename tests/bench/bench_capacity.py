@@ -890,12 +890,13 @@ def timed_get(client, url: str, **headers) -> float:
     return elapsed
 
 
-def collect_static(workdir: Path) -> None:
-    """Production serves hashed static files: collect them once (into STATIC_ROOT)."""
+def collect_static(workdir: Path, root: Path = ROOT) -> None:
+    """Production serves hashed static files: collect them once (into the STATIC_ROOT of the
+    checkout ``root``)."""
     env = production_env(SQLITE_PATH=str(workdir / "collect.sqlite3"))
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         check=True,
     )

@@ -182,7 +182,11 @@ def measure(args) -> dict[str, float]:
     for client in [*clients.values(), anonymous]:
         client.close()
     return {
-        name: {kind: seconds[name][kind] * 1000 / counts[name][kind] for kind in KINDS}
+        name: {
+            kind: seconds[name][kind] * 1000 / counts[name][kind]
+            for kind in KINDS
+            if counts[name][kind]
+        }
         for name in roots
     }
 
@@ -200,6 +204,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
         collect_static(workdir)
+        if args.compare:
+            collect_static(workdir, Path(args.compare).resolve())
         if args.db == "postgres":
             import psycopg
 
@@ -236,7 +242,7 @@ def main() -> int:
         print(f"{name}:")
         print(f"  {'request':<20} {'CPU ms':>8} {'x bare':>7}   target")
         bare = figures["bare view"]
-        for kind in KINDS:
+        for kind in [kind for kind in KINDS if kind in figures]:
             ratio = figures[kind] / bare
             target = ""
             met = True

@@ -74,7 +74,8 @@ class Server:
                 pass
             time.sleep(0.25)
         self.__exit__(None, None, None)
-        raise RuntimeError(f"the server did not answer within 60 s; see {self.log_path}")
+        tail = self.log_path.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"the server did not answer within 60 s; {self.log_path} ends:\n{tail}")
 
     def __exit__(self, *exc) -> None:
         if self.process is not None and self.process.poll() is None:
