@@ -40,6 +40,12 @@ idle 2-core machine.
     python -m tests.bench.bench_capacity --db sqlite --tables 10,50 --duration 20
     python -m tests.bench.bench_capacity --mode both --db postgres --tables 50,100
     python -m tests.bench.bench_capacity --tables 100,200,400 --duration 120 --workers 2
+    python -m tests.bench.bench_capacity --db postgres --tables 200,250 --compare /tmp/before
+
+``--compare DIR`` serves another checkout (``git worktree add /tmp/before <commit>``) in turn
+with this one at each step of the ladder, each on a fresh database, so that the commit before
+a change is measured in the same run on the same machine (issue 34); the targets are this
+checkout's.
 """
 
 from __future__ import annotations
@@ -749,7 +755,8 @@ def run_database(args) -> dict:
     pg_name = PG_NAME if args.db == ["postgres"] else None
     log = Path(args.workdir) / f"server-{args.db[0]}.log"
     steps = []
-    with Server(args.port, args.workers, dict(os.environ), log) as server:
+    root = Path(args.served_root) if args.served_root else ROOT
+    with Server(args.port, args.workers, dict(os.environ), log, root=root) as server:
         fresh = server_memory(server.process.pid)
         for i, count in enumerate(args.tables):
             step = run_step(tables[:count], args, server, pg_name)
@@ -836,17 +843,25 @@ def drop_postgres() -> None:
         db_.execute(f'DROP DATABASE IF EXISTS "{PG_NAME}" WITH (FORCE)')
 
 
-def run_child(db: str, mode: str, args, workdir: Path) -> dict:
+def run_child(db: str, mode: str, args, workdir: Path, tables=None, root=None) -> dict:
+    """One database's run of the ``tables`` ladder (``args.tables``) in a process of its own,
+    serving this checkout or, with ``root``, another (``--compare``)."""
     env = database_env(db, workdir, mode)
     if env is None:
         return {"db": db, "mode": mode, "skipped": f"PostgreSQL does not answer at {PG_SERVER}"}
+    if db == "sqlite":  # a fresh file for each run, as PostgreSQL's database is
+        for suffix in ["", "-wal", "-shm"]:
+            Path(env["SQLITE_PATH"] + suffix).unlink(missing_ok=True)
     out = workdir / f"figures-{db}-{mode}.json"
+    tables = tables or args.tables
     command = [sys.executable, "-m", "tests.bench.bench_capacity", "--db", db, "--mode", mode]
-    command += ["--tables", ",".join(map(str, args.tables)), "--duration", str(args.duration)]
+    command += ["--tables", ",".join(map(str, tables)), "--duration", str(args.duration)]
     command += ["--warmup", str(args.warmup), "--seed", str(args.seed), "--port", str(args.port)]
     command += ["--workers", str(args.workers), "--generators", str(args.generators)]
     command += ["--workdir", str(workdir)]
     command += ["--child-output", str(out)]
+    if root is not None:
+        command += ["--served-root", str(root)]
     try:
         completed = subprocess.run(command, cwd=ROOT, env=env, check=False)
     finally:
@@ -858,7 +873,26 @@ def run_child(db: str, mode: str, args, workdir: Path) -> dict:
             "mode": mode,
             "error": f"the benchmark process exited {completed.returncode}",
         }
-    return json.loads(out.read_text())
+    result = json.loads(out.read_text())
+    out.unlink()
+    return result
+
+
+def run_compared(db: str, mode: str, args, workdir: Path) -> list[dict]:
+    """This checkout and ``args.compare`` served in turn, one ladder step at a time (each on a
+    fresh database), the one that goes first changing from step to step: the machine's speed
+    drifts within minutes, so a ladder run after the other would compare two machines. Two
+    results, each with every step; the memory figures are of each one's last step."""
+    runs = {"this": {"steps": []}, "compared": {"steps": []}}
+    roots = {"this": None, "compared": Path(args.compare).resolve()}
+    for i, count in enumerate(args.tables):
+        for name in ["this", "compared"] if i % 2 == 0 else ["compared", "this"]:
+            result = run_child(db, mode, args, workdir, tables=[count], root=roots[name])
+            if "steps" not in result:
+                return [{**result, "checkout": name}]
+            runs[name]["steps"] += result["steps"]
+            runs[name].update({k: v for k, v in result.items() if k != "steps"})
+    return [{**run, "checkout": name} for name, run in runs.items()]
 
 
 @contextmanager
@@ -914,7 +948,8 @@ def holds(step: dict) -> bool:
 
 
 def run_name(result: dict) -> str:
-    return f"{result['db']} ({result.get('mode', 'poll')})"
+    checkout = f", {result['checkout']}" if "checkout" in result else ""
+    return f"{result['db']} ({result.get('mode', 'poll')}{checkout})"
 
 
 def report(results: list[dict]) -> list[str]:
@@ -1033,7 +1068,7 @@ def verdict(results: list[dict], ladder: list[int]) -> tuple[bool, list[str]]:
             f"{run_name(result)}: largest N with move p95 <= {TARGET_MOVE_P95_MS:.0f} ms{push} "
             "and 0 errors: " + (str(largest) if held else "none")
         )
-        if max(ladder) >= TARGET_TABLES:
+        if max(ladder) >= TARGET_TABLES and result.get("checkout", "this") == "this":
             target = next(s for s in result["steps"] if s["tables"] >= TARGET_TABLES)
             if not holds(target):
                 ok = False
@@ -1066,6 +1101,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--generators", type=int, default=2, help="load generator processes (default 2)"
     )
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        help="another checkout (e.g. a git worktree of the commit before), served in turn with "
+        "this one at each step; the targets are this checkout's",
+    )
+    parser.add_argument("--served-root", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     parser.add_argument("--child-output", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -1079,10 +1121,15 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         collect_static(workdir)
+        if args.compare:
+            collect_static(workdir, Path(args.compare).resolve())
         modes = MODES if args.mode == "both" else [args.mode]
         for db in databases:
             for mode in modes:
-                results.append(run_child(db, mode, args, workdir))
+                if args.compare:
+                    results += run_compared(db, mode, args, workdir)
+                else:
+                    results.append(run_child(db, mode, args, workdir))
     finally:
         for log in sorted(workdir.glob("server-*.log")):
             text = log.read_text(errors="replace").strip()
