@@ -256,7 +256,9 @@ class DrawnOnce(list):
     drawn = None
 
 
-def recent_moves(match: Match, present: Presentation, view: dict, seats) -> tuple[list, dict]:
+def recent_moves(
+    match: Match, present: Presentation, view: dict, seats
+) -> tuple[list, dict | None]:
     """The table's last moves in words (``last_lines``) and its "Last move" strip (``just``),
     worked out and drawn once per version, language and seat names in this process
     (``games.versions.shared``), for every seat and spectator of the version.

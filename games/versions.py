@@ -14,12 +14,12 @@ database, or a restored one, reuses ids and versions but not the instant of the 
 
 What is kept is what the database holds, not what anybody was shown: the match row (its state
 included, which never leaves the server), its variant, the seats and their members, and the
-engine's state loaded from the row (:func:`state_of`: loading it was a fifth of a fragment's
-view). Each request gets its own copies of the match and the seats (the table marks each
-seat's clock on it) and computes its own seat's view from the state, for that seat only
-(``games.present.table_context``); nothing drawn for one seat is kept here. The loaded state
-is shared, not copied: engine states are immutable (``games.contract.Engine``), so no request
-can change what another reads.
+engine's state loaded from the row (:func:`state_of`). Each request gets its own copies of the
+match and the seats (the table marks each seat's clock on it) and computes its own seat's view
+from the state, for that seat only (``games.present.table_context``); nothing drawn for one
+seat is kept here, only what every seat and spectator of the version is shown alike
+(:func:`shared`: the recent moves). The loaded state is shared, not copied: engine states are
+immutable (``games.contract.Engine``), so no request can change what another reads.
 
 Per process and bounded (:data:`SIZE` versions, the least recently used dropped): no shared
 cache to pickle into and out of, and a process restarted starts empty.
