@@ -76,7 +76,8 @@ def choose(match) -> tuple[int, str]:
     return seat, engine.legal_moves(state, seat)[0].code
 
 
-def measure(args) -> dict[str, float]:
+def measure(args) -> dict[str, dict[str, float]]:
+    """CPU ms per request of each kind, for each checkout served ("this", "compared")."""
     import httpx
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
