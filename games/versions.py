@@ -44,14 +44,14 @@ Key = tuple[int, int, datetime]
 
 
 class _Version:
-    """What is kept of one version: the match, its seats, the loaded state once known, and
-    what every viewer of the version is shown alike once worked out (:func:`shared`)."""
+    """What is kept of one version: the match, its seats, and what is worked out from them
+    once for every later request (:func:`_once`: the loaded state, what every viewer is shown
+    alike)."""
 
-    __slots__ = ("match", "seats", "state", "shown")
+    __slots__ = ("match", "seats", "once")
 
-    def __init__(self, match: Match, seats: list[Seat], state: Any = None):
-        self.match, self.seats, self.state = match, seats, state
-        self.shown: dict = {}
+    def __init__(self, match: Match, seats: list[Seat], once: dict):
+        self.match, self.seats, self.once = match, seats, once
 
 
 _kept: OrderedDict[Key, _Version] = OrderedDict()
@@ -80,7 +80,8 @@ def keep(match: Match, state: Any = None) -> None:
     ``state``: its engine state, loaded, when the caller has it (the move that made it)."""
     twin = _copy(match, list(match.seats.all()))  # the caller goes on marking its own
     with _lock:
-        _kept[key_of(match)] = _Version(twin, list(twin.seats.all()), state)
+        once = {} if state is None else {_STATE: state}
+        _kept[key_of(match)] = _Version(twin, list(twin.seats.all()), once)
         _kept.move_to_end(key_of(match))
         while len(_kept) > SIZE:
             _kept.popitem(last=False)
@@ -102,15 +103,7 @@ def state_of(match: Match) -> Any:
     the move that committed it passes it on, and the first reader's load serves the rest."""
     if match.state is None:
         return None
-    key = key_of(match)
-    with _lock:
-        found = _kept.get(key)
-        state = found.state if found is not None else None
-    if state is None:
-        state = match.engine.load(match.state)
-        if found is not None:
-            found.state = state  # two first readers may both load it: the same state
-    return state
+    return _once(match, _STATE, lambda: match.engine.load(match.state))
 
 
 def shared(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
@@ -119,17 +112,24 @@ def shared(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
     shown alike (the recent moves in words, ``games.present.recent_moves``), ``name`` holding
     whatever else it depends on (the language, the seats' names). Never for what one seat may
     see: the caller answers for that. A version not kept is worked out every time."""
+    return _once(match, ("shown", *name), make)
+
+
+_STATE = ("engine state",)
+_MISSING = object()
+
+
+def _once(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` kept under ``name`` with the kept version of ``match``, or made afresh for a
+    version not kept."""
     with _lock:
         found = _kept.get(key_of(match))
-        value = found.shown.get(name, _MISSING) if found is not None else _MISSING
+        value = found.once.get(name, _MISSING) if found is not None else _MISSING
     if value is _MISSING:
         value = make()
         if found is not None:
-            found.shown[name] = value  # two first callers may both make it: the same value
+            found.once[name] = value  # two first callers may both make it: the same value
     return value
-
-
-_MISSING = object()
 
 
 def forget_all() -> None:

@@ -43,11 +43,13 @@ def _drawn_once(items, draw):
 def small_cards(context, cards):
     """Cards drawn small, side by side, for a place that names them in words beside them (a
     move line, the "Last move" strip): one drawer per list, no template per card."""
-    draw = _small_card_drawer(context)
-    # A space between two cards, as between two inline blocks written on their own lines.
-    return _drawn_once(
-        cards, lambda cards: format_html_join(" ", "{}", ((draw(c),) for c in cards))
-    )
+
+    def drawing(cards):
+        draw = _small_card_drawer(context)
+        # A space between two cards, as between two inline blocks written on their own lines.
+        return format_html_join(" ", "{}", ((draw(card),) for card in cards))
+
+    return _drawn_once(cards, drawing)
 
 
 def _move_line_html(line, draw) -> str:
@@ -79,16 +81,17 @@ def move_line(context, line):
 def last_move_items(context, lines):
     """The table's last moves (``last_lines``), one ``<li>`` each as ``move_line`` draws it:
     one loop and one card drawer for the list, which every fragment carries."""
-    draw = _small_card_drawer(context)
-    return _drawn_once(
-        lines,
-        lambda lines: mark_safe(  # noqa: S308 (move_line's markup, escaped there)
+
+    def drawing(lines):
+        draw = _small_card_drawer(context)
+        return mark_safe(  # noqa: S308 (move_line's markup, escaped there)
             "".join(
                 f'<li class="ev-{conditional_escape(line["kind"])}">{_move_line_html(line, draw)}</li>'
                 for line in lines
             )
-        ),
-    )
+        )
+
+    return _drawn_once(lines, drawing)
 
 
 @register.filter

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import versions, writes
+from games import registry, versions, writes
 from games.models import Match, Seat
 from tests.web.table_helpers import engine_state, hidden_cards_in, post_move, start_match
 
@@ -130,9 +130,22 @@ def test_what_one_request_marks_on_its_copy_never_reaches_the_kept_match(alice, 
     assert seat.match_id == second.pk and not Seat.match.field.is_cached(seat)
 
 
+@pytest.fixture
+def count_loads(monkeypatch):
+    """From when it is called: the engine states ``game``'s engine loads from a row."""
+
+    def count(game):
+        engine, loads = registry.engine(game), []
+        real_load = engine.load
+        monkeypatch.setattr(engine, "load", lambda data: loads.append(1) or real_load(data))
+        return loads
+
+    return count
+
+
 @pytest.mark.parametrize("game", HIDDEN_HANDS)
 def test_the_other_seat_fetching_the_version_a_move_committed_loads_no_state(
-    game, alice, bob, client_for, monkeypatch
+    game, alice, bob, client_for, count_loads
 ):
     match = start_match(game, [alice, bob])
     state = engine_state(match)
@@ -141,9 +154,7 @@ def test_the_other_seat_fetching_the_version_a_move_committed_loads_no_state(
     shown = match.version
     code = match.engine.legal_moves(state, seat)[0].code
     assert post_move(client_for(players[seat]), match, code).status_code == 200
-    loads = []
-    real_load = match.engine.load
-    monkeypatch.setattr(match.engine, "load", lambda data: loads.append(1) or real_load(data))
+    loads = count_loads(game)
     other_page = fetch(client_for(players[1 - seat]), match, shown)
     assert loads == []  # the move's own state, kept with its version
     versions.forget_all()
@@ -152,12 +163,10 @@ def test_the_other_seat_fetching_the_version_a_move_committed_loads_no_state(
 
 
 def test_a_version_read_afresh_is_loaded_once_for_every_seat_that_fetches_it(
-    alice, bob, client_for, monkeypatch
+    alice, bob, client_for, count_loads
 ):
     match = start_match("scout", [alice, bob])
-    loads = []
-    real_load = match.engine.load
-    monkeypatch.setattr(match.engine, "load", lambda data: loads.append(1) or real_load(data))
+    loads = count_loads("scout")
     alice_page = fetch(client_for(alice), match, match.version - 1)
     bob_page = fetch(client_for(bob), match, match.version - 1)
     assert loads == [1]
