@@ -21,11 +21,14 @@ from django.template.backends import django as django_backend
 from django.template.context import make_context
 from django.template.library import import_library
 
+from cardclub.i18n_tags import note_language
+
 
 class Template(django_backend.Template):
     def render(self, context=None, request=None):
         # As Django's own render, and then the stack emptied (its ContextDicts point back).
         context = make_context(context, request, autoescape=self.backend.engine.autoescape)
+        note_language(context)
         try:
             return self.template.render(context)
         except TemplateDoesNotExist as exc:

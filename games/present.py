@@ -352,14 +352,17 @@ def move_line(event: dict, names, kind: str, text: str, cards, badge=None) -> di
 def per_language(describe):
     """``describe(card_id)``, a card's words (a dict of texts and numbers), worked out once
     per process for each card and language: a table names every card in sight on every move
-    and poll, each through gettext. Each caller gets its own copy, which it may add to."""
+    and poll, each through gettext. Each caller gets its own copy, which it may add to.
+
+    ``language``: the active language, when the caller has looked it up already (a board of
+    forty cards); looking it up is most of the cost of a kept description."""
 
     @lru_cache(maxsize=2048)
     def kept(card_id: str, language: str | None) -> dict:
         return describe(card_id)
 
     @wraps(describe)
-    def described(card_id: str) -> dict:
-        return dict(kept(card_id, get_language()))
+    def described(card_id: str, language: str | None = None) -> dict:
+        return dict(kept(card_id, language or get_language()))
 
     return described

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from games.contract import Presentation
 from games.present import move_line, per_language
@@ -63,8 +63,9 @@ def card_name(card_id: str) -> str:
     return card(card_id)["name"]
 
 
-def cards(card_ids) -> list[dict]:
-    return [card(c) for c in card_ids]
+def cards(card_ids, language: str | None = None) -> list[dict]:
+    """``card`` for each id; ``language`` as ``card`` takes it."""
+    return [card(c, language) for c in card_ids]
 
 
 def legend() -> list[dict]:
@@ -184,6 +185,7 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
     """Everything the table draws, seen from ``seat`` (a spectator sits where seat 0 does)."""
     me = 0 if seat is None else seat
     opp = 1 - me
+    language = get_language()  # once for the forty cards a board may name
     phase = view["phase"]
     over = phase == engine.OVER
     # A play is chosen in two steps: a card of the hand (the radio "pick"), then a stone (its
@@ -239,7 +241,7 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
             else:
                 reason = _reason(st, me, view["stones"])
             if reason["state"] == "blocked":
-                reason["card_info"] = cards(reason["cards"])
+                reason["card_info"] = cards(reason["cards"], language)
                 reason["text"] = ", ".join(c["name"] for c in reason["card_info"])
                 blocked.append({"number": s + 1, **reason})
         side = None if owner is None else ("me" if owner == me else "opp")
@@ -255,8 +257,8 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
                 "number": s + 1,
                 "owner": owner,
                 "side": side,
-                "opp_cards": cards(st["cards"][opp]),
-                "my_cards": cards(st["cards"][me]),
+                "opp_cards": cards(st["cards"][opp], language),
+                "my_cards": cards(st["cards"][me], language),
                 "opp_formation": formation(st["formations"][opp]),
                 "my_formation": formation(st["formations"][me]),
                 "tie_first": _tie_first(st, me),
@@ -276,7 +278,8 @@ def board(view: dict, moves: list, seat: int | None) -> dict:
         "opp": opp,
         "stones": stones,
         "hand": [
-            {"index": i, "card": card(c), "playable": c in pickable} for i, c in enumerate(hand_ids)
+            {"index": i, "card": card(c, language), "playable": c in pickable}
+            for i, c in enumerate(hand_ids)
         ],
         "can_play": bool(play_stones),
         "claims": bool(claims),

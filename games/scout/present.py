@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from games.contract import Presentation
 from games.present import move_line, per_language
@@ -43,8 +43,9 @@ def card_name(card_id: str) -> str:
     return card(card_id)["name"]
 
 
-def cards(texts) -> list[dict]:
-    return [card(t) for t in texts]
+def cards(texts, language: str | None = None) -> list[dict]:
+    """``card`` for each card; ``language`` as ``card`` takes it."""
+    return [card(t, language) for t in texts]
 
 
 def _values(texts) -> list[int]:
@@ -411,19 +412,20 @@ def table_context(view: dict, moves: list, seat: int | None) -> dict:
     my_turn = view["phase"] == engine.PLAY and bool(moves)
     deciding = engine.Decide in kinds
     rounds = _rounds(view, seat)
+    language = get_language()  # once for the hand, the active set and the cards taken
     context: dict = {
         "sc_two": two,
         "sc_my_turn": my_turn,
         "sc_deciding": deciding,
-        "sc_hand": [{"index": i, "card": card(t)} for i, t in enumerate(hand)],
-        "sc_rotated": cards(view["rotated_hand"]) if view.get("rotated_hand") else [],
-        "sc_active": cards(view["active"]),
+        "sc_hand": [{"index": i, "card": card(t, language)} for i, t in enumerate(hand)],
+        "sc_rotated": cards(view["rotated_hand"], language) if view.get("rotated_hand") else [],
+        "sc_active": cards(view["active"], language),
         "sc_active_set": describe_set(view["active"]) if view["active"] else None,
         "sc_players": _players(view, seat),
         "sc_waiting": [s["seat"] for s in view["seats"] if not s["decided"]],
         "sc_rounds": rounds,
         "sc_standings": [],
-        "sc_taken_cards": cards(view["taken_cards"]),
+        "sc_taken_cards": cards(view["taken_cards"], language),
         "sc_show": [],
         "sc_scout_ends": [],
         "sc_ss_ends": [],

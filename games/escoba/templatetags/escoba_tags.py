@@ -8,8 +8,10 @@ from django import template
 from django.template.loader import render_to_string
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from cardclub.i18n_tags import language_of
 from games.escoba import present
 
 register = template.Library()
@@ -60,15 +62,28 @@ def sprite() -> str:
     )
 
 
-@register.simple_tag
-def escoba_card_html(card, small=False):
+@register.simple_tag(takes_context=True, name="escoba_card_html")
+def escoba_card_tag(context, card, small=False):
+    """``escoba_card_html`` in a template, in the language the template is drawn in."""
+    return escoba_card_html(card, small, language_of(context))
+
+
+def escoba_card_html(card, small=False, language=None):
     """One Spanish card as HTML (``card``: an id like "7o" or a dict from ``present.card``),
     named for screen readers: a full card, or with ``small`` a mini card (``escoba_mini``).
 
     A tag rather than an ``{% include %}`` per card: a table draws a dozen cards on every move
     and poll, and the includes were the largest part of the time to draw it.
     """
-    c = escoba_card(card)
+    card_id = card if isinstance(card, str) else card["id"]
+    return _card_html(card_id, bool(small), language or get_language())
+
+
+@functools.lru_cache(maxsize=512)
+def _card_html(card_id: str, small: bool, language: str | None) -> str:
+    """``escoba_card_html`` once per card, size and language: a card's drawing is its face,
+    the same for everybody, and drawing it anew was a sixth of an Escoba table's fragment."""
+    c = present.card(card_id, language)
     if small:
         return escoba_mini(c, named=True)
     # The corner and the value are drawn by table.css from the rank class, and the pictures
@@ -111,8 +126,8 @@ def escoba_mini(card, named=False):
     return format_html('<i class="ek {}">{}</i>', c["suit"], c["corner"])
 
 
-@register.simple_tag
-def escoba_table_card(card, pick=False, small=False):
+@register.simple_tag(takes_context=True)
+def escoba_table_card(context, card, pick=False, small=False):
     """One card on the table: with ``pick``, a checkbox "pick" (its value the card) labelled by
     the card, for the member to move to check the cards to take; ``small`` on a crowded table.
 
@@ -121,9 +136,16 @@ def escoba_table_card(card, pick=False, small=False):
     class: a table may hold forty cards). Both keep the card's id for live.js to mark the last
     move's cards.
     """
-    c = escoba_card(card)
+    card_id = card if isinstance(card, str) else card["id"]
+    return _table_card(card_id, bool(pick), bool(small), language_of(context))
+
+
+@functools.lru_cache(maxsize=512)
+def _table_card(card_id: str, pick: bool, small: bool, language: str | None) -> str:
+    """``escoba_table_card`` once per card, look and language, as ``_card_html``."""
+    c = present.card(card_id, language)
     if not small:
-        drawn = escoba_card_html(c)
+        drawn = _card_html(card_id, False, language)
         if not pick:
             return drawn
         return format_html(

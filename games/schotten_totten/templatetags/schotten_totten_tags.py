@@ -8,14 +8,20 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from cardclub.i18n_tags import language_of
 from games.schotten_totten import present
 from games.templatetags.games_tags import _ordinal as ordinal
 
 register = template.Library()
 
 
-@register.simple_tag
-def st_card_html(card, small=False, named=True):
+@register.simple_tag(takes_context=True, name="st_card_html")
+def st_card_tag(context, card, small=False, named=True):
+    """``st_card_html`` in a template, in the language the template is drawn in."""
+    return st_card_html(card, small, named, language_of(context))
+
+
+def st_card_html(card, small=False, named=True, language=None):
     """One clan card (``card``: an id like "R7" or a dict from ``present.card``).
 
     A tag rather than an include: a table draws up to sixty cards on every move and poll, so
@@ -26,7 +32,7 @@ def st_card_html(card, small=False, named=True):
     (the last moves, the cards of a reason).
     """
     card_id = card["id"] if isinstance(card, dict) else card
-    return _card_html(card_id, bool(small), bool(named), get_language())
+    return _card_html(card_id, bool(small), bool(named), language or get_language())
 
 
 @functools.lru_cache(maxsize=1024)
@@ -76,9 +82,9 @@ def _stone_words(language: str) -> dict[str, str]:
     }
 
 
-def _side(cards, formation, first: bool, words: dict) -> str:
+def _side(cards, formation, first: bool, words: dict, language: str | None) -> str:
     """One side of a stone: its cards, then its formation (and the tie-breaking mark)."""
-    drawn = "".join(st_card_html(c) for c in cards)
+    drawn = "".join(st_card_html(c, language=language) for c in cards)
     if not formation:
         return drawn
     if first:
@@ -99,7 +105,8 @@ def st_stones(context, stones):
     Totten table, on every move and poll. The words come from ``_stone_words``, once per
     language; everything per stone is public (the board as this seat sees it).
     """
-    words = _stone_words(get_language())
+    language = language_of(context)
+    words = _stone_words(language)
     replaying = context.get("replaying")
     names = {seat.index: seat.display_name for seat in context.get("seats") or ()}
     items = []
@@ -137,8 +144,9 @@ def st_stones(context, stones):
         else:
             why = ""
         css = f' class="{escape(stone["css"])}"' if stone["css"] else ""
-        opp = _side(stone["opp_cards"], stone["opp_formation"], stone["tie_first"] == "opp", words)
-        mine = _side(stone["my_cards"], stone["my_formation"], stone["tie_first"] == "me", words)
+        opp_first, my_first = stone["tie_first"] == "opp", stone["tie_first"] == "me"
+        opp = _side(stone["opp_cards"], stone["opp_formation"], opp_first, words, language)
+        mine = _side(stone["my_cards"], stone["my_formation"], my_first, words, language)
         items.append(
             f'<li{css} aria-label="{words["stone"] % {"n": n}}"><div>{opp}</div>{middle}'
             f'<div class="mine">{mine}{play}{why}</div></li>\n'
@@ -146,10 +154,10 @@ def st_stones(context, stones):
     return mark_safe("".join(items))  # noqa: S308 (every value above is escaped)
 
 
-@register.simple_tag
-def st_legend():
+@register.simple_tag(takes_context=True)
+def st_legend(context):
     """The colour key under the table: each colour's swatch and name."""
-    return _legend(get_language())
+    return _legend(language_of(context))
 
 
 @functools.lru_cache(maxsize=8)

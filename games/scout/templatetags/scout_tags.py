@@ -9,6 +9,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
+from cardclub.i18n_tags import language_of
 from games.scout import present
 
 register = template.Library()
@@ -27,8 +28,13 @@ def scout_prepare(context):
     return ""
 
 
-@register.simple_tag
-def scout_card_html(card, small=False, marked=False, named=True):
+@register.simple_tag(takes_context=True, name="scout_card_html")
+def scout_card_tag(context, card, small=False, marked=False, named=True):
+    """``scout_card_html`` in a template, in the language the template is drawn in."""
+    return scout_card_html(card, small, marked, named, language_of(context))
+
+
+def scout_card_html(card, small=False, marked=False, named=True, language=None):
     """One card: the value in play large on top, the other end small and upside down below.
 
     One element per card, since a table draws dozens and every fragment carries them: the
@@ -40,7 +46,7 @@ def scout_card_html(card, small=False, marked=False, named=True):
     include, for the same reason; ``scout/card.html`` draws its card with this tag too.
     """
     text = card["text"] if isinstance(card, dict) else card
-    return _card_html(text, bool(small), bool(marked), bool(named), get_language())
+    return _card_html(text, bool(small), bool(marked), bool(named), language or get_language())
 
 
 @functools.lru_cache(maxsize=2048)
@@ -150,9 +156,9 @@ def scout_hand_row(context, hand, ss_step=None):
             )
         return drawn
 
-    items = []
+    items, language = [], language_of(context)
     for h in hand:
-        card = scout_card_html(h["card"])
+        card = scout_card_html(h["card"], language=language)
         if h["starts"]:
             card = f'<label for="sf{h["index"]}">{card}</label>'
         items.append(f"<li>{gap(h['index'], h['gap']) if h['gap'] else ''}{card}</li>")

@@ -65,3 +65,39 @@ def test_the_kept_words_are_those_django_draws_escaped_or_not(language):
     ours = draw(source.removeprefix("{% load i18n %}"), language, x="<i>")
     assert ours == theirs
     assert "&lt;i&gt;" in ours and "<i>" in ours  # the template did escape where asked
+
+
+def test_a_render_asks_django_for_the_language_once_however_many_words_it_draws(monkeypatch):
+    template = engines["django"].from_string(
+        "{% load i18n %}" + '{% translate "Log in" %} {% translate "Sign up" %}' * 10
+    )
+    asked = []
+    real = translation.get_language
+    with translation.override("es"):
+        monkeypatch.setattr(translation, "get_language", lambda: asked.append(1) or real())
+        assert template.render({}).startswith("Iniciar sesión")
+    assert len(asked) == 1
+
+
+def test_a_language_block_draws_its_words_in_its_language_and_then_goes_back():
+    source = (
+        '{% translate "Log in" %}|{% language "en" %}{% translate "Log in" %}'
+        '|{% language "es" %}{% translate "Sign up" %}{% endlanguage %}'
+        '|{% translate "Sign up" %}{% endlanguage %}|{% translate "Sign up" %}'
+    )
+    assert draw(source, "es").split("|") == [
+        "Iniciar sesión",
+        "Log in",
+        "Darse de alta",
+        "Sign up",
+        "Darse de alta",
+    ]
+
+
+def test_a_template_drawn_with_a_context_of_its_own_asks_for_the_active_language():
+    # Not through the club's backend (as Django's form renderer or a hand-made Context draws):
+    # no language is noted on the context, so each word asks Django.
+    template = engines["django"].from_string('{% load i18n %}{% translate "Log in" %}').template
+    for language, words in [("es", "Iniciar sesión"), ("en", "Log in")]:
+        with translation.override(language):
+            assert template.render(Context()) == words
