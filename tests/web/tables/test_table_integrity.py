@@ -164,6 +164,21 @@ def test_after_the_last_move_the_other_page_shows_the_result_without_controls_or
     assert "hx-trigger" not in html
 
 
+def test_a_message_still_waiting_comes_with_the_next_fragment_once(alice, bob, client_for):
+    match = start_match("escoba", [alice, bob])
+    page = client_for(alice)
+    # A message that no page has shown yet (a refused join, from a form without htmx).
+    page.post(reverse("games:join", args=[match.pk]))
+    match.refresh_from_db()
+
+    def shown(html: str) -> str:
+        return re.search(r'<div id="messages"[^>]*>(.*?)</div>', html, re.S).group(1)
+
+    first = shown(poll(page, match, match.version - 1).content.decode())
+    assert 'class="message error"' in first
+    assert shown(poll(page, match, match.version - 1).content.decode()).strip() == ""
+
+
 # --- Simultaneous decisions ---------------------------------------------------------------------
 
 
