@@ -194,6 +194,18 @@ class Server(load_server.Server):
         """Each worker's CPU so far, by process id: how evenly they share the work."""
         return cpu_by_process(lambda _pid, ppid, _cmd: ppid == self.process.pid)
 
+    def loop_cpu_seconds(self) -> float:
+        """The CPU so far of the workers' main threads, which run their event loops: uvicorn,
+        the ASGI layers in front of Django and the sending of each answer. The rest of a
+        worker's CPU is the request threads' (cardclub/handler.py) and the publisher's."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in self.worker_cpu_seconds():
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+        return total
+
 
 def cpu_by_process(wanted) -> dict[int, float]:
     """The CPU time of each process ``wanted(pid, ppid, cmdline)`` picks, by id, from /proc."""
