@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import functools
+
 from django import template
 from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -7,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from cardclub.http import pk_url_maker
+from cardclub.i18n_tags import language_of
 from cardclub.reversing import kept_reverse
 from games import registry
 from games.present import DrawnOnce
@@ -271,6 +274,23 @@ def clock_rule(rules):
     return describe(rules)
 
 
+@functools.lru_cache(maxsize=8)
+def _seat_words(language: str | None) -> dict[str, str]:
+    """The seats panel's badges in ``language``, drawn once: every seat of every fragment
+    carries one or two, and each looked the active language up again to translate it."""
+    badges = {
+        "you": ("badge you", _("you")),
+        "bot": ("badge", _("bot")),
+        "your turn": ("badge turn", _("your turn")),
+        "to move": ("badge turn", _("to move")),
+        "resigned": ("badge", _("resigned")),
+        "lost on time": ("badge", _("lost on time")),
+    }
+    return {
+        key: f' <span class="{css}">{escape(text)}</span>' for key, (css, text) in badges.items()
+    }
+
+
 @register.simple_tag(takes_context=True)
 def seat_items(context, seats):
     """The seats panel's list (templates/games/match.html, partial ``seats``): one ``<li>`` per
@@ -282,6 +302,7 @@ def seat_items(context, seats):
     """
     my_seat, match = context.get("my_seat"), context.get("match")
     mine = my_seat.index if my_seat else None
+    words = _seat_words(language_of(context))
     items = []
     for s in seats:
         me = mine is not None and s.index == mine
@@ -299,16 +320,15 @@ def seat_items(context, seats):
                 f' <span class="partner">{_("with %(names)s") % {"names": partners}}</span>'
             )
         if me:
-            parts.append(f' <span class="badge you">{escape(_("you"))}</span>')
+            parts.append(words["you"])
         if s.is_bot:
-            parts.append(f' <span class="badge">{escape(_("bot"))}</span>')
+            parts.append(words["bot"])
         if s.to_move:
-            turn = _("your turn") if me else _("to move")
-            parts.append(f' <span class="badge turn">{escape(turn)}</span>')
+            parts.append(words["your turn"] if me else words["to move"])
         if s.resigned:
-            parts.append(f' <span class="badge">{escape(_("resigned"))}</span>')
+            parts.append(words["resigned"])
         if s.timed_out:
-            parts.append(f' <span class="badge">{escape(_("lost on time"))}</span>')
+            parts.append(words["lost on time"])
         if s.clock:
             parts.append(f" {clock(s.clock, match.clock)}")
         if s.rank:

@@ -35,6 +35,18 @@ def test_your_own_seat_says_te_toca_and_the_others_le_toca(make_member):
     assert "te toca" not in seen_by_other
 
 
+def test_the_seats_panel_speaks_each_members_language_in_turn(make_member):
+    night = club_night(make_member, live_moves=0)
+    match = night.live["schotten_totten"]
+    member = night.members[0]
+    english = Client(HTTP_ACCEPT_LANGUAGE="en")
+    english.force_login(member, backend="django.contrib.auth.backends.ModelBackend")
+    for _ in range(2):
+        assert 'class="badge you">tú<' in spanish(member).get(match.get_absolute_url()).text
+        in_english = english.get(match.get_absolute_url()).text
+        assert 'class="badge you">you<' in in_english and "tú<" not in in_english
+
+
 def test_a_running_season_reads_en_juego(make_member):
     night = club_night(make_member, live_moves=0)
     night.season.generate_fixtures()
