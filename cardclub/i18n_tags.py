@@ -95,6 +95,9 @@ def do_translate(parser, token):
     return KeptTranslateNode(django_i18n.do_translate(parser, token))
 
 
+_NOTHING = object()
+
+
 class LanguageNode(django_i18n.LanguageNode):
     """Django's ``{% language %}``, noting the language it switches to for its body."""
 
@@ -109,9 +112,6 @@ class LanguageNode(django_i18n.LanguageNode):
                     del context.language
                 else:
                     context.language = noted
-
-
-_NOTHING = object()
 
 
 @register.tag("language")

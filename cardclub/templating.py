@@ -10,9 +10,10 @@ server that was only half busy. Emptying the context's stack once the template i
 the cycle, so all of it is freed at once by reference counting.
 
 Every ``{% load i18n %}`` gets ``cardclub/i18n_tags.py``, Django's library with each literal's
-words kept per language, and each render notes the active language on its context once, for
-the tags that word or draw per language (``i18n_tags.language_of``). It is put in place here rather than named in ``OPTIONS["libraries"]``,
+words kept per language. It is put in place here rather than named in ``OPTIONS["libraries"]``,
 where Django's check (``templates.W003``) would take a library named as another for a mistake.
+Each render notes the active language on its context once, for the tags that word or draw per
+language (``i18n_tags.language_of``).
 """
 
 from __future__ import annotations
