@@ -198,18 +198,26 @@ class Server(load_server.Server):
         """The CPU so far of the workers' main threads, which run their event loops: uvicorn,
         the ASGI layers in front of Django and the sending of each answer. The rest of a
         worker's CPU is the request threads' (cardclub/handler.py) and the publisher's."""
-        tick = os.sysconf("SC_CLK_TCK")
         total = 0.0
         for pid in self.worker_cpu_seconds():
             with contextlib.suppress(OSError):
-                fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / tick
+                total += stat_cpu(stat_fields(Path(f"/proc/{pid}/task/{pid}/stat").read_text()))
         return total
+
+
+def stat_fields(stat: str) -> list[str]:
+    """The fields of a /proc ``stat`` file after the command's name (which may hold spaces):
+    the parent's id is [1], user and system CPU in clock ticks [11] and [12]."""
+    return stat.rsplit(")", 1)[1].split()
+
+
+def stat_cpu(fields: list[str]) -> float:
+    """User + system CPU seconds from ``stat_fields``."""
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_by_process(wanted) -> dict[int, float]:
     """The CPU time of each process ``wanted(pid, ppid, cmdline)`` picks, by id, from /proc."""
-    tick = os.sysconf("SC_CLK_TCK")
     found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -219,9 +227,9 @@ def cpu_by_process(wanted) -> dict[int, float]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
+        fields = stat_fields(stat)
         if wanted(int(entry.name), int(fields[1]), cmdline):
-            found[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+            found[int(entry.name)] = stat_cpu(fields)
     return found
 
 
@@ -803,7 +811,7 @@ def server_memory(master: int) -> dict[int, int]:
             status = (entry / "status").read_text()
         except OSError:
             continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        ppid = int(stat_fields(stat)[1])
         if int(entry.name) == master or ppid == master:
             rss = next(line for line in status.splitlines() if line.startswith("VmRSS"))
             found[int(entry.name)] = int(rss.split()[1])
