@@ -5,9 +5,9 @@ The push streams (``/play/…/live/``) are answered by a lean ASGI app before Dj
 which would park a thread per open stream; every other request is Django's, at most
 ``MAX_REQUESTS_IN_FLIGHT`` at a time per process (``cardclub/overload.py``: beyond, a quick 503),
 each served whole in one thread of a pool of at most ``handler.THREADS`` (``cardclub/handler.py``):
-those let in beyond the threads wait for one, holding no thread. With ``SPREAD_CONNECTIONS_AFTER``
-set, a busy worker of several asks its clients to come back on a new connection
-(``cardclub/spread.py``).
+those let in beyond the threads wait for one, holding no thread. A busy worker of several
+(``SPREAD_CONNECTIONS_AFTER`` requests in flight) asks its clients to come back on a new
+connection (``cardclub/spread.py``).
 """
 
 import os

@@ -302,9 +302,9 @@ PUSH_STREAMS_PER_MEMBER = env_int("PUSH_STREAMS_PER_MEMBER", 20)
 MAX_REQUESTS_IN_FLIGHT = env_int("MAX_REQUESTS_IN_FLIGHT", 64)
 # With more than this many requests in flight, a worker of several answers with
 # "Connection: close", so the client's next request may go to a less busy one
-# (cardclub/spread.py). 0, the default: never. It evens out the workers' CPU, but in four A/B
-# pairs the tail was shorter in two and longer in two, so it is there to turn on (3), not on.
-SPREAD_CONNECTIONS_AFTER = env_int("SPREAD_CONNECTIONS_AFTER", 0)
+# (cardclub/spread.py). 0: never. Measured in A/B pairs below saturation (README, "Requests
+# piled on a few connections"), it shortened the tail in most and let more tables hold.
+SPREAD_CONNECTIONS_AFTER = env_int("SPREAD_CONNECTIONS_AFTER", 4)
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

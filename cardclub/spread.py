@@ -10,10 +10,16 @@ two workers and 200 tables of bench_capacity's main path: one worker served 5,35
 4.3 ms of CPU (its threads waiting for its one core) while the machine was half idle.
 ``UV_TCP_SINGLE_ACCEPT`` (cardclub/server.py) spreads the connections as they are accepted; this
 spreads the requests, because a busy worker gives back the connections that bring it more. In
-three A/B pairs (PostgreSQL, two workers, 200 tables) the two workers' CPU went from 0.58/0.27,
-0.82/0.32 and 0.75/0.45 cores to 0.48/0.48, 0.58/0.55 and 0.58/0.57. The tail did not follow
-reliably (a fourth pair had the longer tail with it), so ``SPREAD_CONNECTIONS_AFTER`` is 0 (off)
-unless an operator sets it.
+every A/B pair measured (PostgreSQL, two workers, 150 to 300 tables) the two workers' CPU came
+out even (0.82/0.32 cores became 0.58/0.55; 0.88/0.08 became 0.51/0.48).
+
+So it is on (``SPREAD_CONNECTIONS_AFTER`` 4) for what it does below saturation, where a club
+spends its nights: in nine pairs at 150 to 250 tables on one machine, move p95 was shorter in
+eight (58 against 20 ms at 150 tables, 174 against 53 at 250) and a little longer in one (105
+against 98 ms). At saturation it does not help: three pairs at 300 tables, where neither held,
+had the longer tail with it, because a worker that is always busy closes every connection and
+the clients pay a new one for each request. On a slower machine an earlier series at 200
+tables, near its saturation, was shorter in two pairs and longer in two. 0 turns it off.
 
 A closed connection costs the client a new one (on the loopback or a private network, a
 fraction of a millisecond); the answer itself is unchanged. With one worker there is nowhere
