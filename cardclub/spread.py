@@ -9,17 +9,14 @@ two workers and 200 tables of bench_capacity's main path: one worker served 5,35
 77 connections, the other 567 over 39. In the busy one a move spent 20 ms of wall time for
 4.3 ms of CPU (its threads waiting for its one core) while the machine was half idle.
 ``UV_TCP_SINGLE_ACCEPT`` (cardclub/server.py) spreads the connections as they are accepted; this
-spreads the requests, because a busy worker gives back the connections that bring it more. In
-every A/B pair measured (PostgreSQL, two workers, 150 to 300 tables) the two workers' CPU came
-out even (0.82/0.32 cores became 0.58/0.55; 0.88/0.08 became 0.51/0.48).
+spreads the requests, because a busy worker gives back the connections that bring it more. It
+evens out the workers' CPU (0.88/0.08 cores became 0.51/0.48).
 
-So it is on (``SPREAD_CONNECTIONS_AFTER`` 4) for what it does below saturation, where a club
-spends its nights: in nine pairs at 150 to 250 tables on one machine, move p95 was shorter in
-eight (58 against 20 ms at 150 tables, 174 against 53 at 250) and a little longer in one (105
-against 98 ms). At saturation it does not help: three pairs at 300 tables, where neither held,
-had the longer tail with it, because a worker that is always busy closes every connection and
-the clients pay a new one for each request. On a slower machine an earlier series at 200
-tables, near its saturation, was shorter in two pairs and longer in two. 0 turns it off.
+It is on (``SPREAD_CONNECTIONS_AFTER`` 4) for what it does below saturation, where a club
+spends its nights: there it shortened move p95 in most A/B pairs. At saturation it lengthens
+it, because a worker that is always busy closes every connection and the clients pay a new one
+for each request. The pairs are in the README ("Requests piled on a few connections"). 0 turns
+it off.
 
 A closed connection costs the client a new one (on the loopback or a private network, a
 fraction of a millisecond); the answer itself is unchanged. With one worker there is nowhere
