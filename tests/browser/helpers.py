@@ -42,6 +42,17 @@ def wait_for_new_version(page: Page, old: str, timeout: float = 15000) -> None:
     expect(page.locator(f'#table:not([data-version="{old}"])')).to_have_count(1, timeout=timeout)
 
 
+def show_version(page: Page, version: int, timeout: float = 5000) -> None:
+    """Make the page show the table at ``version``: wait for the push (or poll) to bring it,
+    and reload if it has not come in ``timeout`` ms."""
+    shown = page.locator(f'#table[data-version="{version}"]')
+    try:
+        expect(shown).to_have_count(1, timeout=timeout)
+    except AssertionError:
+        page.reload()
+        expect(shown).to_have_count(1)
+
+
 def is_my_turn(page: Page) -> bool:
     return page.locator("#table .turn-line .badge.turn").count() > 0
 
