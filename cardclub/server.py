@@ -24,6 +24,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _HttpTool
 from uvicorn_worker import UvicornWorker
 
 from cardclub.env import env_float
+from cardclub.workerload import BOARD
 
 # A bad value stops the start naming the variable (ImproperlyConfigured), as for any setting.
 HEADER_TIMEOUT = env_float("HTTP_HEADER_TIMEOUT", 10)
@@ -98,6 +99,11 @@ class Worker(UvicornWorker):
 
     def init_process(self) -> None:
         # Before the application is loaded: a busy worker sends clients elsewhere only when
-        # there is an elsewhere (cardclub/spread.py).
+        # there is an elsewhere, and a less busy worker there (cardclub/spread.py). The board
+        # was made in the master, before the fork (cardclub/workerload.py).
         os.environ["CARDCLUB_SERVER_WORKERS"] = str(self.cfg.workers)
-        super().init_process()
+        BOARD.claim()
+        try:
+            super().init_process()
+        finally:
+            BOARD.release()

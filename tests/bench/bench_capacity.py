@@ -593,9 +593,9 @@ async def generate(tables, port, window, seed, live) -> dict:
         tasks = [asyncio.create_task(person.run()) for person in people]
         tasks.append(asyncio.create_task(measure_lag(recorder, window[1])))
         await asyncio.sleep(max(0.0, window[0] - time.monotonic()))
-        cpu = time.process_time()
+        cpu, opened = time.process_time(), client.connections_opened
         await asyncio.sleep(max(0.0, window[1] - time.monotonic()))
-        cpu = time.process_time() - cpu
+        cpu, opened = time.process_time() - cpu, client.connections_opened - opened
         await asyncio.gather(*tasks)
     return {
         "latencies": dict(recorder.latencies),
@@ -607,6 +607,7 @@ async def generate(tables, port, window, seed, live) -> dict:
         "lag": recorder.lag,
         "sizes": {game: dict(kinds) for game, kinds in recorder.sizes.items()},
         "cpu": cpu,
+        "connections": opened,
         "match_ids": {index: table.match_id for index, table in tables},
     }
 
@@ -674,6 +675,8 @@ def run_step(tables, args, server, pg_name) -> dict:
         "error_samples": [sample for part in parts for sample in part["samples"]][:10],
         "refused": sum(part["refused"] for part in parts),
         "retried": sum(part["retried"] for part in parts),
+        # New connections: a worker answering "Connection: close" (cardclub/spread.py) costs one.
+        "connections_per_s": sum(part.get("connections", 0) for part in parts) / wall,
         "loadgen_cpu": sum(part["cpu"] for part in parts) / wall,
         "server_cpu": (cpu_after[0] - cpu[0]) / wall,
         # Busiest first; a worker replaced during the step is left out.
@@ -997,6 +1000,7 @@ def report(results: list[dict]) -> list[str]:
                 lines.append(
                     "  server workers (cores, busiest first): "
                     + ", ".join(f"{cores:.2f}" for cores in step["worker_cpu"])
+                    + f"; new connections {step.get('connections_per_s', 0):.1f}/s"
                 )
             lines.append(
                 f"  event-loop lag p99 {step['lag_p99']:.1f} ms; load average "

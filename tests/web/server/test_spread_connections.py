@@ -16,16 +16,18 @@ from django.db import connection, transaction
 from django.urls import reverse
 
 from cardclub.spread import SpreadConnections
+from cardclub.workerload import Board
 from games.models import Match
 from tests.bench.bench_capacity import Server
 from tests.servers import bound_socket, database_env, run_in_new_loop, session_cookie
+from tests.web.server.forked import other_worker
 from tests.web.table_helpers import engine_state, start_match
 
 MOVES = 6
 CSRF = "spreadtestcsrftokenspreadtestcsr"  # 32 characters: a CSRF secret as the cookie holds it
 
 
-def layer_with(after: int, workers: int) -> tuple[SpreadConnections, asyncio.Event]:
+def layer_with(after: int, workers: int, board=None) -> tuple[SpreadConnections, asyncio.Event]:
     """The layer in front of an app whose requests stay in flight until the event is set."""
     release = asyncio.Event()
 
@@ -34,12 +36,12 @@ def layer_with(after: int, workers: int) -> tuple[SpreadConnections, asyncio.Eve
         await send({"type": "http.response.start", "status": 200, "headers": [(b"x-a", b"1")]})
         await send({"type": "http.response.body", "body": b"ok"})
 
-    return SpreadConnections(app, after, workers), release
+    return SpreadConnections(app, after, workers, board), release
 
 
-def answers_of(after: int, workers: int, requests: int):
+def answers_of(after: int, workers: int, requests: int, board=None):
     """The layer, and the response headers of ``requests`` requests all in flight at once."""
-    layer, release = layer_with(after, workers)
+    layer, release = layer_with(after, workers, board)
     headers = []
 
     async def one():
@@ -78,6 +80,28 @@ def test_a_lone_worker_or_a_threshold_of_zero_never_closes_a_connection():
         _layer, headers = answers_of(after, workers, requests=5)
         assert len(headers) == 5
         assert not [h for h in headers if (b"connection", b"close") in h]
+
+
+def closing_with_another_worker_holding(in_flight: int) -> int:
+    """How many of 5 requests held at once (threshold 2) are answered with Connection: close
+    while another worker process, forked with the board, has ``in_flight`` of its own."""
+    board = Board()
+    with other_worker(board, in_flight):
+        assert board.claim() is not None
+        layer, headers = answers_of(after=2, workers=2, requests=5, board=board)
+        # The worker's own count went up to 5 on the board, and is back to 0.
+        assert board.least_busy_other() == in_flight
+    assert layer.in_flight == 0
+    return len([h for h in headers if (b"connection", b"close") in h])
+
+
+def test_a_busy_worker_sends_clients_away_only_while_another_worker_is_less_busy():
+    # Five in flight here: with none in the other, every one beyond two goes; with two
+    # there, those that bring this one to two more than the other (4, 5); with as many
+    # there as here, none (a new connection would find no freer worker).
+    assert closing_with_another_worker_holding(0) == 3
+    assert closing_with_another_worker_holding(2) == 2
+    assert closing_with_another_worker_holding(5) == 0
 
 
 @pytest.fixture
