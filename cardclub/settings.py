@@ -151,7 +151,7 @@ if DATABASE_URL:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
         "DB_POOL", True
     ):
-        # Requests are served in a pool of MAX_REQUESTS_IN_FLIGHT threads (cardclub/handler.py);
+        # Requests are served in a pool of REQUEST_THREADS threads (cardclub/handler.py);
         # psycopg's pool, shared by them, holds fewer connections than one kept per thread, and
         # is what Django recommends under ASGI.
         DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -297,9 +297,13 @@ PUSH_STREAMS_PER_MEMBER = env_int("PUSH_STREAMS_PER_MEMBER", 20)
 
 # --- Overload (cardclub/overload.py) ----------------------------------------------------------
 # At most this many requests at once per server process are let in to Django, served by at
-# most cardclub.handler.THREADS threads (the others wait for one, holding none); the rest get a
-# quick 503 with Retry-After. Streams are not counted (see above). 0: no limit.
+# most REQUEST_THREADS threads (the others wait for one, holding none); the rest get a quick
+# 503 with Retry-After. Streams are not counted (see above). 0: no limit.
 MAX_REQUESTS_IN_FLIGHT = env_int("MAX_REQUESTS_IN_FLIGHT", 64)
+# The threads of a server process that serve requests (cardclub/handler.py says why so few).
+REQUEST_THREADS = env_int("REQUEST_THREADS", 4)
+if REQUEST_THREADS < 1:
+    raise ImproperlyConfigured("REQUEST_THREADS must be 1 or more: the threads serve every page.")
 # With more than this many requests in flight, a worker of several answers with
 # "Connection: close", so the client's next request may go to a less busy one
 # (cardclub/spread.py). 0: never. Measured in A/B pairs below saturation (README, "Requests

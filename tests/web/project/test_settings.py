@@ -137,6 +137,7 @@ def test_numbers_keep_their_defaults_and_read_their_values(monkeypatch):
         ("BOT_MOVE_PAUSE", "fast", "cardclub.settings"),
         ("EMAIL_USE_TLS", "maybe", "cardclub.settings"),
         ("DB_POOL_MAX", "lots", "cardclub.settings"),
+        ("REQUEST_THREADS", "0", "cardclub.settings"),
         # Read by the server's protocol, which gunicorn and uvicorn load before the settings.
         ("HTTP_HEADER_TIMEOUT", "soon", "cardclub.server"),
     ],

@@ -18,12 +18,12 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
+from django.conf import settings
 from django.db import DatabaseError, connection
 from django.urls import reverse
 from django.utils import timezone
 
 from cardclub.accounts.models import Preferences
-from cardclub.handler import THREADS
 from cardclub.notifications import seen
 from tests.servers import session_cookie, start_app_server
 from tests.web.table_helpers import engine_state, start_match
@@ -143,7 +143,7 @@ def test_requests_let_in_beyond_the_threads_wait_for_one_and_are_all_served(
 ):
     """A burst larger than the pool of threads: the requests beyond the threads are let in,
     wait for a thread holding none, and are answered once one is free."""
-    let_in, moves = THREADS + 8, THREADS + 4
+    let_in, moves = settings.REQUEST_THREADS + 8, settings.REQUEST_THREADS + 4
     match = start_match("schotten_totten", [alice, bob])
     mover = match.seats.get(index=match.engine.to_move(engine_state(match))[0]).user
     with _moves_holding_the_server(match, mover, bob, let_in, moves, queued=True) as full:
@@ -151,7 +151,10 @@ def test_requests_let_in_beyond_the_threads_wait_for_one_and_are_all_served(
     # Every move was in flight at once, yet the process gained at most the pool's threads (and
     # the few of its own it starts with the first request: the database's, "last seen"), not
     # one per request.
-    assert while_held - full.at_start <= THREADS + 3 < moves, (full.at_start, while_held)
+    assert while_held - full.at_start <= settings.REQUEST_THREADS + 3 < moves, (
+        full.at_start,
+        while_held,
+    )
     assert full.answers == [200] * moves, full.answers
     assert "Traceback" not in full.server.log.read_text()
 

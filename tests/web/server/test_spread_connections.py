@@ -134,6 +134,9 @@ def moves_answered_while_held(tmp_path, match, mover, workers: int) -> list[http
         "AXES_ENABLED": "0",
         "PUSH_BACKEND": "off",
         "SPREAD_CONNECTIONS_AFTER": "1",
+        # A thread for each move, however they fall between the workers: every one of them
+        # reaches the row lock, rather than some waiting for a thread.
+        "REQUEST_THREADS": str(MOVES),
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     server = Server(port, workers, env, tmp_path / f"server-{workers}.log", listening=listening)
