@@ -38,13 +38,12 @@ from django.urls import set_script_prefix
 # a process can use (the GIL) plus short database waits, so more threads add no throughput:
 # they only share the core more finely, and cost memory (115 threads once took a worker to
 # 885 MB). Sharing it finely is what made the tail long near saturation: sixteen threads took
-# turns at the GIL with each other and with the event loop, which sends every answer. On
-# PostgreSQL with two workers (bench_capacity's main path, A/B pairs against 16 threads, README
-# "Each request in one thread"), four threads gave the shorter move p95 in six pairs of eight
-# at 250 and 300 tables; on SQLite the pairs were even. The requests let in beyond the threads
-# (MAX_REQUESTS_IN_FLIGHT, 64) wait in the pool's queue rather than being refused: with as many
-# let in as threads, bursts were refused at half the machine (150 tables on PostgreSQL: 16 let
-# in refused 1,249 requests with 503 in 30 s; 64 let in to 16 threads, none).
+# turns at the GIL with each other and with the event loop, which sends every answer (the A/B
+# pairs against 16 threads are in the README, "Each request in one thread"). The requests let
+# in beyond the threads (MAX_REQUESTS_IN_FLIGHT, 64) wait in the pool's queue rather than being
+# refused: with as many let in as threads, bursts were refused at half the machine (150 tables
+# on PostgreSQL: 16 let in refused 1,249 requests with 503 in 30 s; 64 let in to 16 threads,
+# none).
 
 # The cyclic collector of a server process. Its default (a young collection every 700 new
 # objects) ran several times inside every request, so the objects of the requests in flight

@@ -304,10 +304,10 @@ MAX_REQUESTS_IN_FLIGHT = env_int("MAX_REQUESTS_IN_FLIGHT", 64)
 REQUEST_THREADS = env_int("REQUEST_THREADS", 4)
 if REQUEST_THREADS < 1:
     raise ImproperlyConfigured("REQUEST_THREADS must be 1 or more: the threads serve every page.")
-# With more than this many requests in flight, a worker of several answers with
-# "Connection: close", so the client's next request may go to a less busy one
-# (cardclub/spread.py). 0: never. Measured in A/B pairs below saturation (README, "Requests
-# piled on a few connections"), it shortened the tail in most and let more tables hold.
+# With more than this many requests in flight, and this many more than the least busy other
+# worker, a worker of several answers with "Connection: close", so the client's next request
+# may go to that one (cardclub/spread.py; the A/B pairs are in the README, "Requests piled on a
+# few connections"). 0: never.
 SPREAD_CONNECTIONS_AFTER = env_int("SPREAD_CONNECTIONS_AFTER", 4)
 
 # --- E-mail ---------------------------------------------------------------------------------

@@ -676,7 +676,7 @@ def run_step(tables, args, server, pg_name) -> dict:
         "refused": sum(part["refused"] for part in parts),
         "retried": sum(part["retried"] for part in parts),
         # New connections: a worker answering "Connection: close" (cardclub/spread.py) costs one.
-        "connections_per_s": sum(part.get("connections", 0) for part in parts) / wall,
+        "connections_per_s": sum(part["connections"] for part in parts) / wall,
         "loadgen_cpu": sum(part["cpu"] for part in parts) / wall,
         "server_cpu": (cpu_after[0] - cpu[0]) / wall,
         # Busiest first; a worker replaced during the step is left out.
@@ -1000,7 +1000,7 @@ def report(results: list[dict]) -> list[str]:
                 lines.append(
                     "  server workers (cores, busiest first): "
                     + ", ".join(f"{cores:.2f}" for cores in step["worker_cpu"])
-                    + f"; new connections {step.get('connections_per_s', 0):.1f}/s"
+                    + f"; new connections {step['connections_per_s']:.1f}/s"
                 )
             lines.append(
                 f"  event-loop lag p99 {step['lag_p99']:.1f} ms; load average "
