@@ -40,6 +40,28 @@ def match_to_show(match_id: int, user=None, key: versions.Key | None = None) -> 
     return match
 
 
+# The parameters of a table's poll; any other (Scout's score sheet, a step of its Scout & Show)
+# changes what is drawn.
+_POLL_PARAMS = frozenset({"v", "s"})
+
+
+def spectators_drawing_key(match: Match, seat, params) -> versions.Key | None:
+    """The key under which this request's table and seats may be drawn once per version and
+    given to every other spectator (``games/templatetags/drawn_once.py``), or ``None``.
+
+    Only a spectator's (``seat`` is ``None``) of a match being played without a clock, asked
+    with no other parameters (``params``) than a poll's. Every spectator is shown the
+    spectator's view, which holds no hidden card. A seat is shown its own hand and choices, so
+    its drawing is never shared. A clock's time is drawn as of the request, so a clocked
+    match's tables are drawn each time.
+    """
+    if seat is not None or match.status != Match.Status.PLAYING or match.has_clock:
+        return None
+    if not set(params) <= _POLL_PARAMS:
+        return None
+    return versions.key_of(match)
+
+
 def match_by_invite(token: str, user=None) -> Match:
     """The match of an invitation link; a member who opens a private table's link is invited
     to it from then on (it opens for them, and they may take a free seat)."""

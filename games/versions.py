@@ -103,7 +103,7 @@ def state_of(match: Match) -> Any:
     the move that committed it passes it on, and the first reader's load serves the rest."""
     if match.state is None:
         return None
-    return _once(match, _STATE, lambda: match.engine.load(match.state))
+    return _once(key_of(match), _STATE, lambda: match.engine.load(match.state))
 
 
 def shared(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
@@ -112,18 +112,26 @@ def shared(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
     shown alike (the recent moves in words, ``games.present.recent_moves``), ``name`` holding
     whatever else it depends on (the language, the seats' names). Never for what one seat may
     see: the caller answers for that. A version not kept is worked out every time."""
-    return _once(match, ("shown", *name), make)
+    return _once(key_of(match), ("shown", *name), make)
+
+
+def drawn(key: Key, name: tuple, draw: Callable[[], Any]) -> Any:
+    """``draw()``, a part of a page drawn once for the version kept under ``key`` and given to
+    every later caller for it (``games/templatetags/drawn_once.py``), ``name`` holding whatever
+    else the drawing depends on. The caller answers for who may be given it. A version not
+    kept is drawn every time."""
+    return _once(key, ("drawn", *name), draw)
 
 
 _STATE = ("engine state",)
 _MISSING = object()
 
 
-def _once(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
-    """``make()`` kept under ``name`` with the kept version of ``match``, or made afresh for a
-    version not kept."""
+def _once(key: Key, name: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` kept under ``name`` with the version kept under ``key``, or made afresh for
+    a version not kept."""
     with _lock:
-        found = _kept.get(key_of(match))
+        found = _kept.get(key)
         value = found.once.get(name, _MISSING) if found is not None else _MISSING
     if value is _MISSING:
         value = make()

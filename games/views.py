@@ -285,7 +285,24 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
     ``shown_status``: the match's status on the page asking, when known. The controls (Resign)
     depend only on it, so a fragment carries them only when it changed.
     """
-    context = table_context(match, request.user, state=state, error=error)
+    key = None
+    if request.htmx:
+        key = access.spectators_drawing_key(match, match.seat_of(request.user), request.GET)
+    if key is None:
+        context = table_context(match, request.user, state=state, error=error)
+    else:
+        # Every spectator of this version is given the table and seats drawn for the first
+        # (templates/games/match.html, partial "updates"): what only that drawing reads is
+        # worked out for it alone.
+        facts = public_facts(match)
+        context = {
+            "match": facts,
+            "seats": list(facts.seats),
+            "my_seat": None,
+            "error": error,
+            "shared_drawing_key": key,
+            "drawing_context": lambda: table_context(match, request.user, state, error),
+        }
     context["controls_changed"] = shown_status != match.status
     # Who has the page open: spectators, and the seated members of a finished match (is
     # anyone still at the table for a rematch?). Not the member whose move just ended it: that

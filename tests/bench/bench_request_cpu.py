@@ -18,6 +18,9 @@ so the worker's CPU over a block is that block's):
 - bare view: a logged-in GET that touches the session and the member (``/bare/``);
 - poll 204: a table's poll at the version it is at;
 - changed fragment: the other member's poll after a move, as its page fetches it when pushed;
+- spectator fragment: the same poll by each of ``SPECTATORS`` members watching the table: the
+  first draws the spectator's table, the others are given its drawing (``games.access.
+  spectators_drawing_key``); the figure is their mean;
 - move POST: the member to move, as htmx sends it;
 - page: the whole table page.
 
@@ -52,7 +55,16 @@ from tests.bench.bench_capacity import (
 
 CSRF = "benchmarkcsrftokenbenchmarkcsrf0"  # 32 characters: a CSRF secret as the cookie holds it
 GAMES = ["escoba", "schotten_totten", "scout"]
-KINDS = ["no session", "bare view", "poll 204", "changed fragment", "move POST", "page"]
+KINDS = [
+    "no session",
+    "bare view",
+    "poll 204",
+    "changed fragment",
+    "spectator fragment",
+    "move POST",
+    "page",
+]
+SPECTATORS = 3  # members watching every table
 TARGETS = {"changed fragment": 1.5, "move POST": 2.0}  # × the bare view
 BARE_TARGET = 1.5  # the bare view × the view with no session
 
@@ -92,10 +104,13 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
     call_command("migrate", verbosity=0, interactive=False)
     User = get_user_model()
     users = [User.objects.create_user(f"cpu{i}", password=None) for i in range(2 * args.tables)]
+    watchers = [User.objects.create_user(f"watch{i}", password=None) for i in range(SPECTATORS)]
+    users += watchers
     cookies = {u.pk: f"sessionid={session_key_for(u)}; csrftoken={CSRF}" for u in users}
     clients = {pk: httpx.Client(headers={"Cookie": c}, timeout=30) for pk, c in cookies.items()}
     anonymous = httpx.Client(timeout=30)
     tables = [Table(GAMES[i % len(GAMES)], users[2 * i : 2 * i + 2]) for i in range(args.tables)]
+    watching = [clients[w.pk] for w in watchers]
     roots = {"this": ROOT}
     if args.compare:
         roots["compared"] = Path(args.compare).resolve()
@@ -145,7 +160,7 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
                     tables[i] = table = Table(table.game, table.users)
                     match = table.now()
                 matches.append(match)
-            moves, fragments, polls, pages = [], [], [], []
+            moves, fragments, spectated, polls, pages = [], [], [], [], []
             for table, match in zip(tables, matches, strict=True):
                 seat, code = choose(match)
                 mover = clients[table.users[seat].pk]
@@ -177,6 +192,9 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
                         200,
                     )
                 )
+                for watcher in watching:
+                    changed = poll + urlencode({"v": match.version, "s": "playing"})
+                    spectated.append((watcher, "GET", changed, htmx, 200))
                 polls.append((other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204))
                 pages.append((other, "GET", f"{base}/play/m/{table.pk}/", {}, 200))
             someone = [clients[t.users[0].pk] for t in tables]
@@ -185,6 +203,7 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
             block(name, "bare view", [(c, "GET", f"{base}/bare/", {}, 200) for c in someone])
             block(name, "move POST", moves)
             block(name, "changed fragment", fragments)
+            block(name, "spectator fragment", spectated)
             block(name, "poll 204", polls)
             if round_ // len(servers) % 4 == 0:
                 block(name, "page", pages)
