@@ -124,3 +124,40 @@ def test_the_lobby_list_of_your_matches_updates_itself(browser, server, alice, b
     assert came_by_push(page)
     expect(page).to_have_title(re.compile(r"^\(1\) "))
     assert Match.objects.get(pk=match.pk).seats.get(user=alice).to_move
+
+
+def test_spectators_see_every_move_come_live_each_in_their_own_language(
+    browser, server, alice, bob, charlie, make_member
+):
+    # Three watchers of one match: two in Spanish are given one drawing of each version, the
+    # third, in English, one of its own (games/templatetags/drawn_once.py).
+    diana = make_member("diana")
+    erik = make_member("erik")
+    match = start_match("escoba", [alice, bob])
+    pages = [
+        page_with_session(browser, server, charlie),
+        page_with_session(browser, server, diana),
+        page_with_session(browser, server, erik, locale="en-GB"),
+    ]
+    for page in pages:
+        page.goto(server.url + match.get_absolute_url())
+        expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(
+            1, timeout=10000
+        )
+        watch_live(page)
+    for _ in range(2):
+        version = _play_for_the_other(match, None)
+        mover = Match.objects.get(pk=match.pk).moves.order_by("-seq").first().seat
+        name = ["alice", "bob"][mover]
+        for page in pages:
+            table = page.locator(f'#table[data-version="{version}"]')
+            expect(table).to_have_count(1, timeout=ARRIVES_MS)
+            expect(page.locator("#table .just-happened")).to_contain_text(name)
+            assert came_by_push(page)
+        spanish = [page.locator("#table").inner_html() for page in pages[:2]]
+        assert spanish[0] == spanish[1]
+        expect(pages[0].locator("#table .just-label")).to_have_text("Última jugada:")
+        expect(pages[2].locator("#table .just-label")).to_have_text("Last move:")
+        # A spectator sees no hand and no choice to make.
+        for page in pages:
+            expect(page.locator("#table .my-hand, #table form.table-form")).to_have_count(0)
