@@ -6,8 +6,10 @@ It draws once only when the view put a key in the context as ``shared_drawing_ke
 answers for who is shown the same (``games.access.spectators_drawing_key``: the spectators of a
 match being played without a clock). Without one the block is drawn every time, so a template
 may hold it for every viewer. What only the drawing reads, the view may leave to a function in
-the context as ``drawing_context``, called for the first request's drawing alone. The drawing is kept with the version (``games.versions.drawn``),
-keyed by the block's template and name, the language, and escaping and number formatting.
+the context as ``drawing_context``, called for the first request's drawing alone.
+
+The drawing is kept with the version (``games.versions.drawn``), keyed by the block's template
+and name, the language, and escaping and number formatting.
 """
 
 from __future__ import annotations
