@@ -594,6 +594,10 @@
   // stream is open. An element without hx-get (a bracket after its final) asks for nothing.
   function liveFragment(wrap, id, events, pollMs) {
     var inFlight = false;
+    // Asked for while a fetch was on its way (a stamp the stream announced, a catch-up): that
+    // fetch may answer with what was before, or fail, and while the stream is open nothing
+    // else would fetch again. So once it is over, fetch again (after the back-off if it failed).
+    var again = false;
     var element = function () { return document.getElementById(id); };
     var link = Link(wrap, {
       events: events,
@@ -606,22 +610,36 @@
     });
     function update() {
       var el = element();
-      if (!el || !el.hasAttribute("hx-get") || inFlight || !link.mayFetch()) return;
+      if (!el || !el.hasAttribute("hx-get")) return;
+      if (inFlight) {
+        again = true;
+        return;
+      }
+      if (!link.mayFetch()) return;
       inFlight = true;
       htmx.trigger(el, "cardclub:update");
+    }
+    function over(ok, xhr) {
+      inFlight = false;
+      link.done(ok, xhr);
+      if (!again) return;
+      again = false;
+      retry();
+    }
+    // A timer may fire a little before the time it was set for: wait out the back-off whole.
+    function retry() {
+      var wait = link.retryAt - Date.now();
+      if (wait > 0) window.setTimeout(retry, wait);
+      else update();
     }
     // Unchanged or failed, the element stays and its request's events reach the document;
     // swapped, the new one settles.
     document.addEventListener("htmx:afterRequest", function (event) {
       if (!event.detail.elt || event.detail.elt.id !== id) return;
-      inFlight = false;
-      link.done(event.detail.successful, event.detail.xhr);
+      over(event.detail.successful, event.detail.xhr);
     });
     document.addEventListener("htmx:afterSettle", function (event) {
-      if (event.detail.target && event.detail.target.id === id && inFlight) {
-        inFlight = false;
-        link.done(true);
-      }
+      if (event.detail.target && event.detail.target.id === id && inFlight) over(true);
     });
     return element;
   }

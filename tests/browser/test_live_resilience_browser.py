@@ -339,6 +339,63 @@ def test_the_lobby_list_says_it_is_offline_and_catches_up_when_back(
     expect(mine.locator(".connection-state")).to_be_empty()
 
 
+# Every "mine" event the lobby list's stream brings, recorded in the page (its data) before
+# live.js hears it: a test waits for the announcement itself, not for a while.
+HEAR_MINE = """
+(() => {
+  window.__mineHeard = [];
+  const add = EventSource.prototype.addEventListener;
+  EventSource.prototype.addEventListener = function (name, listener, options) {
+    if (name !== "mine") return add.call(this, name, listener, options);
+    return add.call(this, name, (event) => {
+      window.__mineHeard.push(event.data);
+      listener(event);
+    }, options);
+  };
+})();
+"""
+
+
+@pytest.mark.parametrize("outcome", ["answered as before the move", "failed"])
+def test_the_lobby_list_fetches_again_what_its_stream_announced_during_a_fetch(
+    browser, server, alice, bob, failures_expected, outcome
+):
+    # The page catches up (back online) and its fetch of the list is on its way when the
+    # stream announces a move: that fetch shows the list as it was, or fails, and the list
+    # must still come to show the move (the stream stays open, so no poll would bring it).
+    match = start_match("schotten_totten", [alice, bob])
+    wait_until_turn_of(match, bob)
+    page = page_with_session(browser, server, alice)
+    page.add_init_script(HEAR_MINE)
+    page.goto(server.url + "/play/")
+    expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(1, timeout=20000)
+    expect(page.locator("#mine .badge.turn")).to_have_count(0)
+    heard = page.evaluate("() => window.__mineHeard.length")
+    held = []
+
+    def hold_the_first(route):
+        # The first fetch is answered now (the list before the move) and held; any later one
+        # goes through.
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))
+
+    page.route("**/play/mine/", hold_the_first)
+    with page.expect_request("**/play/mine/"):
+        page.evaluate("window.dispatchEvent(new Event('online'))")
+    while not held:  # the handler runs as Playwright hears the request
+        page.wait_for_timeout(20)
+    play_one(match)  # bob moves: alice's turn, announced on the list's stream
+    page.wait_for_function(f"() => window.__mineHeard.length > {heard}", timeout=20000)
+    route, answer = held[0]
+    if outcome == "failed":
+        route.abort()
+    else:
+        route.fulfill(response=answer)
+    expect(page.locator("#mine .badge.turn")).to_have_count(1, timeout=CATCH_UP_S * 1000)
+
+
 def test_the_member_who_opened_the_table_gets_the_game_log_live_when_it_starts(
     browser, server, alice, bob
 ):
