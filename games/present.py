@@ -248,6 +248,25 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
     return context
 
 
+def spectators_table_context(
+    match: Match, user, key: versions.Key, state=None, error: str | None = None
+) -> dict:
+    """The context of a spectator's fragment whose table and seats are drawn once for the
+    version under ``key`` and given to every other spectator (``games.access.
+    spectators_drawing_key``; templates/games/match.html, partial "updates"): what the fragment
+    draws around them, and :func:`table_context` left for that drawing alone to work out
+    (``drawing_context``, games/templatetags/drawn_once.py)."""
+    facts = public_facts(match)
+    return {
+        "match": facts,
+        "seats": list(facts.seats),
+        "my_seat": None,
+        "error": error,
+        "shared_drawing_key": key,
+        "drawing_context": lambda: table_context(match, user, state, error),
+    }
+
+
 class DrawnOnce(list):
     """A list that every viewer of a version is shown alike (the recent moves in words, the
     cards of the last move), kept with its drawing: the tag that draws it does so once

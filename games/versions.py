@@ -19,8 +19,9 @@ match and the seats (the table marks each seat's clock on it) and computes its o
 from the state, for that seat only (``games.present.table_context``); nothing drawn for one
 seat is kept here, only what every seat and spectator of the version is shown alike
 (:func:`shared`: the recent moves) and what every spectator is shown (:func:`drawn`: their
-table, ``games.access.spectators_drawing_key``). The loaded state is shared, not copied: engine states are
-immutable (``games.contract.Engine``), so no request can change what another reads.
+table, ``games.access.spectators_drawing_key``). The loaded state is shared, not copied:
+engine states are immutable (``games.contract.Engine``), so no request can change what another
+reads.
 
 Per process and bounded (:data:`SIZE` versions, the least recently used dropped): no shared
 cache to pickle into and out of, and a process restarted starts empty.

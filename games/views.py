@@ -25,7 +25,12 @@ from games.forms import NewTableForm
 from games.locking import ActionError, NoSuchMatch
 from games.log import describe_events, match_log, seat_names
 from games.models import Match, RuleVariant, Seat
-from games.present import describe_options, public_facts, table_context
+from games.present import (
+    describe_options,
+    public_facts,
+    spectators_table_context,
+    table_context,
+)
 from games.signals import match_page_open, match_viewed
 from games.streams import can_stream, mine_stamp
 
@@ -291,18 +296,7 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
     if key is None:
         context = table_context(match, request.user, state=state, error=error)
     else:
-        # Every spectator of this version is given the table and seats drawn for the first
-        # (templates/games/match.html, partial "updates"): what only that drawing reads is
-        # worked out for it alone.
-        facts = public_facts(match)
-        context = {
-            "match": facts,
-            "seats": list(facts.seats),
-            "my_seat": None,
-            "error": error,
-            "shared_drawing_key": key,
-            "drawing_context": lambda: table_context(match, request.user, state, error),
-        }
+        context = spectators_table_context(match, request.user, key, state=state, error=error)
     context["controls_changed"] = shown_status != match.status
     # Who has the page open: spectators, and the seated members of a finished match (is
     # anyone still at the table for a rematch?). Not the member whose move just ended it: that

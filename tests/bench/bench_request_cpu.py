@@ -183,18 +183,9 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
                 )
                 poll = f"{base}/play/m/{table.pk}/poll/?"
                 htmx = {"headers": {"HX-Request": "true"}}
-                fragments.append(
-                    (
-                        other,
-                        "GET",
-                        poll + urlencode({"v": match.version, "s": "playing"}),
-                        htmx,
-                        200,
-                    )
-                )
-                for watcher in watching:
-                    changed = poll + urlencode({"v": match.version, "s": "playing"})
-                    spectated.append((watcher, "GET", changed, htmx, 200))
+                changed = poll + urlencode({"v": match.version, "s": "playing"})
+                fragments.append((other, "GET", changed, htmx, 200))
+                spectated += [(watcher, "GET", changed, htmx, 200) for watcher in watching]
                 polls.append((other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204))
                 pages.append((other, "GET", f"{base}/play/m/{table.pk}/", {}, 200))
             someone = [clients[t.users[0].pk] for t in tables]
