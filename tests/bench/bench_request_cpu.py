@@ -9,7 +9,8 @@ Run: ``.venv/bin/python -m tests.bench.bench_request_cpu`` (``--db postgres`` fo
 on the next port, against the same database, the rounds taking turns between the two servers:
 the machine's speed drifts by a third within minutes here, so two runs one after the other
 cannot tell a change of a few per cent, while rounds taking turns share the drift. The ratios
-of both are printed side by side; the targets are this checkout's.
+of both are printed side by side, then each kind's CPU here against there (a ratio to the bare
+view moves with the bare view); the targets are this checkout's.
 
 The kinds (``TABLES`` two-member tables, the games in turn; one client, one request at a time,
 so the worker's CPU over a block is that block's):
@@ -213,6 +214,23 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
     }
 
 
+def beside_compared(cpu: dict[str, dict[str, tuple[float, float]]]) -> list[str]:
+    """Each kind's CPU here against the compared checkout's, in ms and as a factor: the ratios
+    to the bare view above move with the bare view itself, which a cheaper fixed cost makes
+    cheaper too, so the absolute figures say whether a kind itself got cheaper."""
+    lines = ["this checkout against the compared one, CPU per request:"]
+    for kind in KINDS:
+        if kind not in cpu["this"] or kind not in cpu["compared"]:
+            continue
+        now, before = cpu["this"][kind][0], cpu["compared"][kind][0]
+        lines.append(
+            f"  {kind:<20} {now:>8.2f} against {before:>6.2f} ms: {before / now:.2f}x cheaper"
+            if now <= before
+            else f"  {kind:<20} {now:>8.2f} against {before:>6.2f} ms: {now / before:.2f}x dearer"
+        )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
@@ -283,6 +301,8 @@ def main() -> int:
                 f"  {kind:<20} {figures[kind]:>8.2f} {loop:>6.2f} {figures[kind] - loop:>7.2f}"
                 f" {ratio:>7.2f}   {target}"
             )
+    if args.compare:
+        print("\n".join(beside_compared(cpu)))
     print(
         f"({args.rounds} rounds of {args.tables} tables, {time.monotonic() - started:.0f} s;"
         f" load {load:.2f} before, {os.getloadavg()[0]:.2f} after)"
