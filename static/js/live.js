@@ -598,6 +598,7 @@
     // fetch may answer with what was before, or fail, and while the stream is open nothing
     // else would fetch again. So once it is over, fetch again (after the back-off if it failed).
     var again = false;
+    var waiting = false; // a retry() is set for the end of the back-off
     var element = function () { return document.getElementById(id); };
     var link = Link(wrap, {
       events: events,
@@ -615,7 +616,18 @@
         again = true;
         return;
       }
-      if (!link.mayFetch()) return;
+      if (!link.mayFetch()) {
+        // Backing off after a failed fetch: fetch once it is over, rather than drop what was
+        // asked for (a stamp the open stream announced, which it will not announce again).
+        if (link.online() && !waiting) {
+          waiting = true;
+          window.setTimeout(function () {
+            waiting = false;
+            retry();
+          }, Math.max(0, link.retryAt - Date.now()));
+        }
+        return;
+      }
       inFlight = true;
       htmx.trigger(el, "cardclub:update");
     }
