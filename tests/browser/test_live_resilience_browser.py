@@ -356,13 +356,9 @@ HEAR_MINE = """
 """
 
 
-@pytest.mark.parametrize("outcome", ["answered as before the move", "failed"])
-def test_the_lobby_list_fetches_again_what_its_stream_announced_during_a_fetch(
-    browser, server, alice, bob, failures_expected, outcome
-):
-    # The page catches up (back online) and its fetch of the list is on its way when the
-    # stream announces a move: that fetch shows the list as it was, or fails, and the list
-    # must still come to show the move (the stream stays open, so no poll would bring it).
+def lobby_hearing_mine(browser, server, alice, bob):
+    """Bob to move at a new table, and Alice's lobby with its list's stream open, showing no
+    turn of hers: the match, her page, and how many "mine" events it has heard so far."""
     match = start_match("schotten_totten", [alice, bob])
     wait_until_turn_of(match, bob)
     page = page_with_session(browser, server, alice)
@@ -370,7 +366,17 @@ def test_the_lobby_list_fetches_again_what_its_stream_announced_during_a_fetch(
     page.goto(server.url + "/play/")
     expect(page.locator('[data-live="mine"][data-stream="open"]')).to_have_count(1, timeout=20000)
     expect(page.locator("#mine .badge.turn")).to_have_count(0)
-    heard = page.evaluate("() => window.__mineHeard.length")
+    return match, page, page.evaluate("() => window.__mineHeard.length")
+
+
+@pytest.mark.parametrize("outcome", ["answered as before the move", "failed"])
+def test_the_lobby_list_fetches_again_what_its_stream_announced_during_a_fetch(
+    browser, server, alice, bob, failures_expected, outcome
+):
+    # The page catches up (back online) and its fetch of the list is on its way when the
+    # stream announces a move: that fetch shows the list as it was, or fails, and the list
+    # must still come to show the move (the stream stays open, so no poll would bring it).
+    match, page, heard = lobby_hearing_mine(browser, server, alice, bob)
     held = []
 
     def hold_the_first(route):
@@ -462,3 +468,30 @@ def test_a_move_the_server_fails_on_is_said_and_the_pick_kept(
     assert len([r for r in requests if r.method == "POST"]) == 1
     match.refresh_from_db()
     assert not MoveRecord.objects.filter(match=match, seat=0).exists()
+
+
+def test_the_lobby_list_fetches_what_its_stream_announced_while_a_failed_fetch_backed_off(
+    browser, server, alice, bob, failures_expected
+):
+    # A fetch of the list fails (a 503 asking for 3 s), the stream staying open; the move it
+    # announces during those 3 s must be fetched once they are over, not dropped (the open
+    # stream will not announce it again, and an open stream never polls).
+    match, page, heard = lobby_hearing_mine(browser, server, alice, bob)
+    refused = []
+
+    def refuse_the_first(route):
+        if refused:
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.fulfill(status=503, headers={"Retry-After": "3"}, body="busy")
+
+    page.route("**/play/mine/", refuse_the_first)
+    with page.expect_response("**/play/mine/"):
+        # A tab shown again catches up with a fetch, and leaves the open stream as it is.
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    play_one(match)  # bob moves: alice's turn, announced while the list backs off
+    page.wait_for_function(f"() => window.__mineHeard.length > {heard}", timeout=20000)
+    assert page.locator('[data-live="mine"]').get_attribute("data-stream") == "open"
+    expect(page.locator("#mine .badge.turn")).to_have_count(1, timeout=(3 + CATCH_UP_S) * 1000)
+    assert len(refused) == 1
