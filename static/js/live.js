@@ -598,7 +598,7 @@
     // fetch may answer with what was before, or fail, and while the stream is open nothing
     // else would fetch again. So once it is over, fetch again (after the back-off if it failed).
     var again = false;
-    var waiting = false; // a retry() is set for the end of the back-off
+    var waiting = false; // a retry() is waiting out the back-off
     var element = function () { return document.getElementById(id); };
     var link = Link(wrap, {
       events: events,
@@ -621,10 +621,7 @@
         // asked for (a stamp the open stream announced, which it will not announce again).
         if (link.online() && !waiting) {
           waiting = true;
-          window.setTimeout(function () {
-            waiting = false;
-            retry();
-          }, Math.max(0, link.retryAt - Date.now()));
+          retry();
         }
         return;
       }
@@ -641,8 +638,9 @@
     // A timer may fire a little before the time it was set for: wait out the back-off whole.
     function retry() {
       var wait = link.retryAt - Date.now();
-      if (wait > 0) window.setTimeout(retry, wait);
-      else update();
+      if (wait > 0) return void window.setTimeout(retry, wait);
+      waiting = false;
+      update();
     }
     // Unchanged or failed, the element stays and its request's events reach the document;
     // swapped, the new one settles.
