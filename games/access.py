@@ -49,17 +49,30 @@ def spectators_drawing_key(match: Match, seat, params) -> versions.Key | None:
     """The key under which this request's table and seats may be drawn once per version and
     given to every other spectator (``games/templatetags/drawn_once.py``), or ``None``.
 
-    Only a spectator's (``seat`` is ``None``) of a match being played without a clock, asked
-    with no other parameters (``params``) than a poll's. Every spectator is shown the
-    spectator's view, which holds no hidden card. A seat is shown its own hand and choices, so
-    its drawing is never shared. A clock's time is drawn as of the request, so a clocked
-    match's tables are drawn each time.
+    Only a spectator's (``seat`` is ``None``) of a match being played, asked with no other
+    parameters (``params``) than a poll's. Every spectator is shown the spectator's view, which
+    holds no hidden card. A seat is shown its own hand and choices, so its drawing is never
+    shared. A clocked match's drawing is given for :func:`spectators_drawing_fresh_for` only.
     """
-    if seat is not None or match.status != Match.Status.PLAYING or match.has_clock:
+    if seat is not None or match.status != Match.Status.PLAYING:
         return None
     if not set(params) <= _POLL_PARAMS:
         return None
     return versions.key_of(match)
+
+
+# How long a spectators' drawing of a clocked match may be given. Its clocks are drawn as of
+# the drawing, each with the server's time it was drawn at (``data-server-now``), from which
+# static/js/clock.js counts the drawing's age off, up to 3 seconds: a drawing given later
+# than that would show a running clock slow. Every spectator's page fetches a version within
+# a fraction of a second of its push, so one drawing still serves nearly all of them.
+CLOCKED_DRAWING_SECONDS = 2.0
+
+
+def spectators_drawing_fresh_for(match: Match) -> float | None:
+    """Seconds for which a spectators' drawing of ``match`` may be given (``None``: for as long
+    as its version is the match's): a clock's time is drawn as of the drawing."""
+    return CLOCKED_DRAWING_SECONDS if match.has_clock else None
 
 
 def match_by_invite(token: str, user=None) -> Match:

@@ -249,12 +249,18 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
 
 
 def spectators_table_context(
-    match: Match, user, key: versions.Key, state=None, error: str | None = None
+    match: Match,
+    user,
+    key: versions.Key,
+    fresh_for: float | None = None,
+    state=None,
+    error: str | None = None,
 ) -> dict:
     """The context of a spectator's fragment whose table and seats are drawn once for the
     version under ``key`` and given to every other spectator (``games.access.
-    spectators_drawing_key``; templates/games/match.html, partial "updates"): what the fragment
-    draws around them, and :func:`table_context` left for that drawing alone to work out
+    spectators_drawing_key``; templates/games/match.html, partial "updates"), for ``fresh_for``
+    seconds when given (``access.spectators_drawing_fresh_for``): what the fragment draws
+    around them, and :func:`table_context` left for that drawing alone to work out
     (``drawing_context``, games/templatetags/drawn_once.py)."""
     facts = public_facts(match)
     return {
@@ -263,6 +269,7 @@ def spectators_table_context(
         "my_seat": None,
         "error": error,
         "shared_drawing_key": key,
+        "shared_drawing_fresh_for": fresh_for,
         "drawing_context": lambda: table_context(match, user, state, error),
     }
 

@@ -33,6 +33,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
+from time import monotonic
 from typing import Any
 
 from django.db.models.base import ModelState
@@ -117,12 +118,27 @@ def shared(match: Match, name: tuple, make: Callable[[], Any]) -> Any:
     return _once(key_of(match), ("shown", *name), make)
 
 
-def drawn(key: Key, name: tuple, draw: Callable[[], Any]) -> Any:
+def drawn(key: Key, name: tuple, draw: Callable[[], Any], fresh_for: float | None = None) -> Any:
     """``draw()``, a part of a page drawn once for the version kept under ``key`` and given to
     every later caller for it (``games/templatetags/drawn_once.py``), ``name`` holding whatever
     else the drawing depends on. The caller answers for who may be given it. A version not
-    kept is drawn every time."""
-    return _once(key, ("drawn", *name), draw)
+    kept is drawn every time.
+
+    ``fresh_for``: seconds for which the drawing may be given, for a drawing that holds the
+    time as of its drawing (a clock); an older one is drawn again and kept in its place."""
+    name = ("drawn", *name)
+    if fresh_for is None:
+        return _once(key, name, draw)
+    now = monotonic()
+    made_at, drawing = _once(key, name, lambda: (now, draw()))
+    if now - made_at < fresh_for:
+        return drawing
+    drawing = draw()
+    with _lock:
+        found = _kept.get(key)
+        if found is not None:
+            found.once[name] = (now, drawing)
+    return drawing
 
 
 _STATE = ("engine state",)

@@ -296,7 +296,10 @@ def _render_table(request, match, state=None, error=None, shown_status=None):
     if key is None:
         context = table_context(match, request.user, state=state, error=error)
     else:
-        context = spectators_table_context(match, request.user, key, state=state, error=error)
+        fresh_for = access.spectators_drawing_fresh_for(match)
+        context = spectators_table_context(
+            match, request.user, key, fresh_for, state=state, error=error
+        )
     context["controls_changed"] = shown_status != match.status
     # Who has the page open: spectators, and the seated members of a finished match (is
     # anyone still at the table for a rematch?). Not the member whose move just ended it: that

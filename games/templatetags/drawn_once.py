@@ -6,7 +6,9 @@ It draws once only when the view put a key in the context as ``shared_drawing_ke
 answers for who is shown the same (``games.access.spectators_drawing_key``: the spectators of a
 match being played without a clock). Without one the block is drawn every time, so a template
 may hold it for every viewer. What only the drawing reads, the view may leave to a function in
-the context as ``drawing_context``, called for the first request's drawing alone.
+the context as ``drawing_context``, called for the first request's drawing alone. A drawing
+that holds the time as of its drawing (a clock) is given only for as many seconds as the view
+puts in the context as ``shared_drawing_fresh_for``, then drawn again.
 
 The drawing is kept with the version (``games.versions.drawn``), keyed by the block's template
 and name, the language, and escaping and number formatting.
@@ -37,7 +39,8 @@ class DrawnOnceNode(template.Node):
             context.autoescape,
             context.use_l10n,
         )
-        return versions.drawn(key, name, lambda: self._draw(context))
+        fresh_for = context.get("shared_drawing_fresh_for")
+        return versions.drawn(key, name, lambda: self._draw(context), fresh_for)
 
     def _draw(self, context) -> str:
         # The view may leave what only the drawing reads to be worked out for it.

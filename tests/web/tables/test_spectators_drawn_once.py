@@ -1,10 +1,11 @@
 """A spectator's table and seats are drawn once per version and language, and every other
 spectator of that version is given the same drawing (issue 34); every seat is still drawn its
-own, and a clock's time is drawn as of each request."""
+own, and a clocked match's drawing is given only while its clocks are fresh."""
 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from django.urls import reverse
@@ -39,8 +40,8 @@ def count_shared_drawings(monkeypatch):
     drawn = []
     real = versions.drawn
 
-    def counting(key, name, draw):
-        return real(key, name, lambda: drawn.append(name) or draw())
+    def counting(key, name, draw, fresh_for=None):
+        return real(key, name, lambda: drawn.append(name) or draw(), fresh_for)
 
     monkeypatch.setattr(versions, "drawn", counting)
     return drawn
@@ -111,20 +112,55 @@ def test_a_seat_is_drawn_its_own_table_after_spectators_were_given_theirs(
     assert drawn == []  # no seat asked for a drawing to share
 
 
-def test_a_clocked_match_draws_each_spectators_clocks_as_of_their_request(
-    alice, bob, make_member, client_for, monkeypatch
-):
+def clocked_match(alice, bob, client_for):
+    """An Escoba match on a live clock (10 min + 5 s), its first move played: the version
+    before the move, and the match."""
     rules = variant("escoba")
     rules.clock, rules.clock_minutes, rules.clock_increment = Clock.LIVE, 10, 5
     rules.save()
-    watchers = [make_member(f"watcher{i}") for i in range(2)]
     match = start_match("escoba", [alice, bob])
     shown = match.version
     play_one(match, [alice, bob], client_for, random.Random(3))
+    return shown, match
+
+
+def test_a_clocked_matchs_spectators_share_a_drawing_only_while_its_clocks_are_fresh(
+    alice, bob, make_member, client_for, monkeypatch
+):
+    watchers = [make_member(f"watcher{i}") for i in range(3)]
+    shown, match = clocked_match(alice, bob, client_for)
     drawn = count_shared_drawings(monkeypatch)
+    now = [1000.0]
+    monkeypatch.setattr(versions, "monotonic", lambda: now[0])
+    first, second = (fetch(client_for(w), match, shown) for w in watchers[:2])
+    assert first == second
+    assert len(drawn) == 1
+    now[0] += access.CLOCKED_DRAWING_SECONDS - 0.01
+    assert fetch(client_for(watchers[2]), match, shown) == first
+    assert len(drawn) == 1
+    now[0] += 0.02  # the drawing's clocks are too old now: drawn again, and kept in its place
+    later = fetch(client_for(watchers[2]), match, shown)
+    assert len(drawn) == 2
+    assert fetch(client_for(watchers[0]), match, shown) == later
+    assert len(drawn) == 2
+
+
+def test_a_running_clock_in_a_shared_drawing_runs_out_when_the_seats_time_does(
+    alice, bob, make_member, client_for
+):
+    """clock.js counts a clock down from its milliseconds as of the server's time it was drawn
+    at, so a drawing given later still ends the clock at the seat's deadline."""
+    watchers = [make_member(f"watcher{i}") for i in range(2)]
+    shown, match = clocked_match(alice, bob, client_for)
+    deadline = round(match.clock_deadline.timestamp() * 1000)
     pages = [fetch(client_for(w), match, shown) for w in watchers]
-    assert drawn == []
-    assert all("data-server-now" in page for page in pages)
+    assert pages[0] == pages[1]
+    running = re.findall(
+        r'data-clock-ms="(\d+)"[^>]*data-clock-running="1"[^>]*data-server-now="(\d+)"', pages[0]
+    )
+    assert len(running) == 2  # the clock bar's and the seats panel's
+    for ms, drawn_at in running:
+        assert abs(int(drawn_at) + int(ms) - deadline) <= 1
 
 
 def test_scouts_score_sheet_asked_for_by_a_spectator_is_not_shared(
