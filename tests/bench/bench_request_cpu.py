@@ -22,6 +22,9 @@ so the worker's CPU over a block is that block's):
 - spectator fragment: the same poll by each of ``SPECTATORS`` members watching the table: the
   first draws the spectator's table, the others are given its drawing (``games.access.
   spectators_drawing_key``); the figure is their mean;
+- clocked spectator: the same at ``CLOCKED`` more tables played on a live clock, whose drawing
+  is given for 2 seconds only (``access.spectators_drawing_fresh_for``); their moves are made
+  between the blocks, unmeasured;
 - move POST: the member to move, as htmx sends it;
 - page: the whole table page.
 
@@ -62,28 +65,62 @@ KINDS = [
     "poll 204",
     "changed fragment",
     "spectator fragment",
+    "clocked spectator",
     "move POST",
     "page",
 ]
 SPECTATORS = 3  # members watching every table
+CLOCKED = 6  # tables on a live clock, watched by the same members
 TARGETS = {"changed fragment": 1.5, "move POST": 2.0}  # × the bare view
 BARE_TARGET = 1.5  # the bare view × the view with no session
 
 
 class Table:
-    def __init__(self, game: str, users):
+    def __init__(self, game: str, users, rules_slug: str = "standard"):
         from games import writes
         from games.models import RuleVariant
 
-        rules = RuleVariant.objects.get(game=game, slug="standard")
+        rules = RuleVariant.objects.get(game=game, slug=rules_slug)
         match = writes.create_match(users[0], rules, 2, ["open"])
         writes.join_match(match.pk, users[1])
-        self.game, self.pk, self.users = game, match.pk, users
+        self.game, self.pk, self.users, self.rules_slug = game, match.pk, users, rules_slug
 
     def now(self):
         from games.models import Match
 
         return Match.objects.get(pk=self.pk)
+
+
+def clocked_rules() -> str:
+    """Each game's standard rules on a live clock (30 min + 5 s a move), as a house rule
+    of their own: its slug."""
+    from games.models import Clock, RuleVariant
+
+    for rules in RuleVariant.objects.filter(slug="standard"):
+        rules.pk, rules.slug = None, "bench-clocked"
+        rules.name_es = rules.name_en = "Bench clocked"
+        rules.clock, rules.clock_minutes, rules.clock_increment = Clock.LIVE, 30, 5
+        rules.save()
+    return "bench-clocked"
+
+
+def move_request(base: str, client, table, match) -> tuple:
+    """The member to move's move at ``match``, as htmx sends it: a request for ``block``."""
+    seat, code = choose(match)
+    return (
+        client[table.users[seat].pk],
+        "POST",
+        f"{base}/play/m/{table.pk}/move/",
+        {
+            "content": urlencode({"code": code, "v": match.version}),
+            "headers": {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "HX-Request": "true",
+                "X-CSRFToken": CSRF,
+            },
+        },
+        200,
+    )
 
 
 def choose(match) -> tuple[int, str]:
@@ -93,6 +130,18 @@ def choose(match) -> tuple[int, str]:
     return seat, engine.legal_moves(state, seat)[0].code
 
 
+def now_playing(tables: list[Table], i: int):
+    """The match at ``tables[i]`` as it is now; a table whose match ended is opened anew."""
+    from games.models import Match
+
+    table = tables[i]
+    match = table.now()
+    if match.status != Match.Status.PLAYING:
+        tables[i] = table = Table(table.game, table.users, table.rules_slug)
+        match = table.now()
+    return match
+
+
 def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
     """CPU ms per request of each kind, for each checkout served ("this", "compared"): the
     worker's, and of it its event loop's."""
@@ -100,17 +149,21 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from games.models import Match
-
     call_command("migrate", verbosity=0, interactive=False)
     User = get_user_model()
-    users = [User.objects.create_user(f"cpu{i}", password=None) for i in range(2 * args.tables)]
+    count = 2 * (args.tables + CLOCKED)
+    users = [User.objects.create_user(f"cpu{i}", password=None) for i in range(count)]
     watchers = [User.objects.create_user(f"watch{i}", password=None) for i in range(SPECTATORS)]
     users += watchers
     cookies = {u.pk: f"sessionid={session_key_for(u)}; csrftoken={CSRF}" for u in users}
     clients = {pk: httpx.Client(headers={"Cookie": c}, timeout=30) for pk, c in cookies.items()}
     anonymous = httpx.Client(timeout=30)
     tables = [Table(GAMES[i % len(GAMES)], users[2 * i : 2 * i + 2]) for i in range(args.tables)]
+    on_clock = clocked_rules()
+    clocked = [
+        Table(GAMES[i % len(GAMES)], users[2 * i : 2 * i + 2], on_clock)
+        for i in range(args.tables, args.tables + CLOCKED)
+    ]
     watching = [clients[w.pk] for w in watchers]
     roots = {"this": ROOT}
     if args.compare:
@@ -154,41 +207,29 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
                     seconds[name_].update(dict.fromkeys(KINDS, 0.0))
                     loop_seconds[name_].update(dict.fromkeys(KINDS, 0.0))
                     counts[name_].update(dict.fromkeys(KINDS, 0))
-            matches = []
-            for i, table in enumerate(tables):
-                match = table.now()
-                if match.status != Match.Status.PLAYING:
-                    tables[i] = table = Table(table.game, table.users)
-                    match = table.now()
-                matches.append(match)
+            matches = [now_playing(tables, i) for i in range(len(tables))]
             moves, fragments, spectated, polls, pages = [], [], [], [], []
+            htmx = {"headers": {"HX-Request": "true"}}
             for table, match in zip(tables, matches, strict=True):
-                seat, code = choose(match)
-                mover = clients[table.users[seat].pk]
+                seat, _code = choose(match)
                 other = clients[table.users[1 - seat].pk]
-                moves.append(
-                    (
-                        mover,
-                        "POST",
-                        f"{base}/play/m/{table.pk}/move/",
-                        {
-                            "content": urlencode({"code": code, "v": match.version}),
-                            "headers": {
-                                "Content-Type": "application/x-www-form-urlencoded",
-                                "HX-Request": "true",
-                                "X-CSRFToken": CSRF,
-                            },
-                        },
-                        200,
-                    )
-                )
+                moves.append(move_request(base, clients, table, match))
                 poll = f"{base}/play/m/{table.pk}/poll/?"
-                htmx = {"headers": {"HX-Request": "true"}}
                 changed = poll + urlencode({"v": match.version, "s": "playing"})
                 fragments.append((other, "GET", changed, htmx, 200))
                 spectated += [(watcher, "GET", changed, htmx, 200) for watcher in watching]
                 polls.append((other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204))
                 pages.append((other, "GET", f"{base}/play/m/{table.pk}/", {}, 200))
+            # The clocked tables' moves, unmeasured: only their spectators' fetches are.
+            clocked_spectated = []
+            for i, table in enumerate(clocked):
+                match = now_playing(clocked, i)
+                client, method, url, kwargs, _wanted = move_request(base, clients, table, match)
+                assert client.request(method, url, **kwargs).status_code == 200
+                changed = f"{base}/play/m/{table.pk}/poll/?" + urlencode(
+                    {"v": match.version, "s": "playing"}
+                )
+                clocked_spectated += [(w, "GET", changed, htmx, 200) for w in watching]
             someone = [clients[t.users[0].pk] for t in tables]
             nobody = [(anonymous, "GET", f"{base}/nosession/", {}, 200)] * len(tables)
             block(name, "no session", nobody)
@@ -196,6 +237,7 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
             block(name, "move POST", moves)
             block(name, "changed fragment", fragments)
             block(name, "spectator fragment", spectated)
+            block(name, "clocked spectator", clocked_spectated)
             block(name, "poll 204", polls)
             if round_ // len(servers) % 4 == 0:
                 block(name, "page", pages)
