@@ -4,7 +4,7 @@ same (issue 34).
 
 It draws once only when the view put a key in the context as ``shared_drawing_key``: the view
 answers for who is shown the same (``games.access.spectators_drawing_key``: the spectators of a
-match being played without a clock). Without one the block is drawn every time, so a template
+match being played). Without one the block is drawn every time, so a template
 may hold it for every viewer. What only the drawing reads, the view may leave to a function in
 the context as ``drawing_context``, called for the first request's drawing alone. A drawing
 that holds the time as of its drawing (a clock) is given only for as many seconds as the view
