@@ -104,11 +104,11 @@ def clocked_rules() -> str:
     return "bench-clocked"
 
 
-def move_request(base: str, client, table, match) -> tuple:
-    """The member to move's move at ``match``, as htmx sends it: a request for ``block``."""
-    seat, code = choose(match)
+def move_request(base: str, mover, table: Table, match, code: str) -> tuple:
+    """The move ``code`` at ``match`` by the ``mover``'s client, as htmx sends it: a request
+    for ``block``."""
     return (
-        client[table.users[seat].pk],
+        mover,
         "POST",
         f"{base}/play/m/{table.pk}/move/",
         {
@@ -121,6 +121,11 @@ def move_request(base: str, client, table, match) -> tuple:
         },
         200,
     )
+
+
+def changed_url(base: str, table: Table, match) -> str:
+    """The poll of a page showing ``match``'s version, once the next move made it stale."""
+    return f"{base}/play/m/{table.pk}/poll/?" + urlencode({"v": match.version, "s": "playing"})
 
 
 def choose(match) -> tuple[int, str]:
@@ -172,16 +177,21 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
     loop_seconds = {name: dict.fromkeys(KINDS, 0.0) for name in roots}
     counts = {name: dict.fromkeys(KINDS, 0) for name in roots}
 
+    def send(name: str, kind: str, request) -> None:
+        """``request``: (client, method, url, kwargs, status wanted)."""
+        client, method, url, kwargs, wanted = request
+        response = client.request(method, url, **kwargs)
+        if response.status_code != wanted:
+            log = servers[name].log_path
+            tail = log.read_text()[-3000:] if log.exists() else ""
+            raise RuntimeError(f"{kind}: {method} {url}: {response.status_code}\n{tail}")
+
     def block(name: str, kind: str, requests) -> None:
-        """``requests``: (client, method, url, kwargs, status wanted) for one block."""
+        """``requests``: what ``send`` takes, for one block."""
         server = servers[name]
         before, loop_before = server.cpu_seconds(), server.loop_cpu_seconds()
-        for client, method, url, kwargs, wanted in requests:
-            response = client.request(method, url, **kwargs)
-            if response.status_code != wanted:
-                log = server.log_path
-                tail = log.read_text()[-3000:] if log.exists() else ""
-                raise RuntimeError(f"{kind}: {method} {url}: {response.status_code}\n{tail}")
+        for request in requests:
+            send(name, kind, request)
         seconds[name][kind] += server.cpu_seconds() - before
         loop_seconds[name][kind] += server.loop_cpu_seconds() - loop_before
         counts[name][kind] += len(requests)
@@ -211,11 +221,11 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
             moves, fragments, spectated, polls, pages = [], [], [], [], []
             htmx = {"headers": {"HX-Request": "true"}}
             for table, match in zip(tables, matches, strict=True):
-                seat, _code = choose(match)
+                seat, code = choose(match)
                 other = clients[table.users[1 - seat].pk]
-                moves.append(move_request(base, clients, table, match))
+                moves.append(move_request(base, clients[table.users[seat].pk], table, match, code))
                 poll = f"{base}/play/m/{table.pk}/poll/?"
-                changed = poll + urlencode({"v": match.version, "s": "playing"})
+                changed = changed_url(base, table, match)
                 fragments.append((other, "GET", changed, htmx, 200))
                 spectated += [(watcher, "GET", changed, htmx, 200) for watcher in watching]
                 polls.append((other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204))
@@ -224,11 +234,10 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
             clocked_spectated = []
             for i, table in enumerate(clocked):
                 match = now_playing(clocked, i)
-                client, method, url, kwargs, _wanted = move_request(base, clients, table, match)
-                assert client.request(method, url, **kwargs).status_code == 200
-                changed = f"{base}/play/m/{table.pk}/poll/?" + urlencode(
-                    {"v": match.version, "s": "playing"}
-                )
+                seat, code = choose(match)
+                mover = clients[table.users[seat].pk]
+                send(name, "clocked move", move_request(base, mover, table, match, code))
+                changed = changed_url(base, table, match)
                 clocked_spectated += [(w, "GET", changed, htmx, 200) for w in watching]
             someone = [clients[t.users[0].pk] for t in tables]
             nobody = [(anonymous, "GET", f"{base}/nosession/", {}, 200)] * len(tables)
