@@ -222,7 +222,17 @@ if CACHE_URL:
     # the other processes' caches and go on working there.
     SESSION_ENGINE = "cardclub.accounts.sessions.cached_db"
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Each process's own cache holds a few keys per member online (when they were last noted as
+    # seen, each table they hold open) beside the lobby's and the ratings' drawings. Django's
+    # default of 300 entries is full with 150 members: every key added after that culls a third
+    # of them, and a culled key is a write done again (a "last seen" note, a watcher's row) on
+    # the member's next request, so a busy club wrote on nearly every request (issue 34).
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": env_int("LOCAL_CACHE_ENTRIES", 20_000)},
+        }
+    }
     # Django's database sessions, the row read by one plain statement (issue 34).
     SESSION_ENGINE = "cardclub.accounts.sessions.db"
 

@@ -5,18 +5,22 @@ ones and rings live after the commit."""
 from __future__ import annotations
 
 from datetime import date, timedelta
+from types import SimpleNamespace
 from unittest import mock
 
 import pytest
 from django.core import mail
 from django.core.cache import cache
+from django.http import HttpResponse
 from django.urls import reverse
 from django.utils import timezone, translation
 from django_tasks import default_task_backend
 
 from cardclub.accounts.models import Preferences
 from cardclub.leagues.models import Fixture, League, Season
+from cardclub.notifications import seen as last_seen
 from cardclub.notifications import services, tasks
+from cardclub.notifications.middleware import LastSeenMiddleware
 from cardclub.notifications.models import Choice, Kind, Notification, NotificationSetting
 from cardclub.notifications.unsubscribe import SALT, make_token
 from games import push, writes
@@ -378,6 +382,21 @@ def test_a_visit_to_the_site_records_last_seen_once_in_a_while(
     assert Preferences.objects.get(user=alice).site_language == "es"
     alice_client.get(reverse("home"))
     assert Preferences.objects.get(user=alice).last_seen == first
+
+
+def test_a_club_with_a_thousand_members_online_notes_each_of_them_once_in_a_while(rf, monkeypatch):
+    # The process's cache remembers who was noted lately; were it to forget (a cache too
+    # small for the club culls its keys), every request would be another write of "last seen".
+    noted = []
+    monkeypatch.setattr(last_seen, "note", lambda user_id, when, language: noted.append(user_id))
+    remember_visit = LastSeenMiddleware(lambda request: HttpResponse())
+    members = [SimpleNamespace(pk=pk, is_authenticated=True) for pk in range(1, 1001)]
+    for _page in range(3):
+        for member in members:
+            request = rf.get("/play/")
+            request.user = member
+            remember_visit(request)
+    assert len(noted) == len(members)
 
 
 # --- choices ----------------------------------------------------------------------------------
