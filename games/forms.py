@@ -65,6 +65,22 @@ class NewTableForm(forms.Form):
         if variants and not self.is_bound:
             self.fields["variant"].initial = variants[0].pk
 
+    # The fields one per seat, named with the seat's number after these.
+    PER_SEAT = ("seat_",)
+
+    @classmethod
+    def drawn_again(cls, game: str, engine, query, **kwargs) -> NewTableForm:
+        """The form drawn again for another number of players (htmx on a change of it, or
+        "Update seats" without JavaScript), both of which send the whole form: what was chosen
+        so far stays chosen. Drawn from the players alone, the house rules went back to the
+        first ones, and a table opened next was played under rules nobody chose."""
+        kept = {
+            name: value
+            for name, value in query.items()
+            if name in ("variant", "players", "private") or name.startswith(cls.PER_SEAT)
+        }
+        return cls(game, engine, initial=kept, **kwargs)
+
     def _players_asked(self, counts: list[int]) -> int:
         raw = self.data.get("players") if self.is_bound else self.initial.get("players")
         try:

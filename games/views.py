@@ -221,7 +221,7 @@ def new_table(request, game):
                     )
                 return redirect(match)
     else:
-        form = NewTableForm(game, engine, initial={"players": request.GET.get("players")})
+        form = NewTableForm.drawn_again(game, engine, request.GET)
     template = "games/new_table.html"
     if request.htmx:
         template += "#table-form"

@@ -19,6 +19,8 @@ class ChallengeForm(NewTableForm):
     further member named beside it (challenged too). A name is checked here as a lone
     challenge to them would be, so the error stands by its field."""
 
+    PER_SEAT = ("seat_", "member_")
+
     def __init__(self, game: str, engine, *args, challenger=None, person=None, **kwargs):
         super().__init__(game, engine, *args, **kwargs)
         self.challenger, self.person = challenger, person

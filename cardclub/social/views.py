@@ -137,13 +137,8 @@ def challenge_new(request, username):
                 )
                 return redirect(challenge)
     else:
-        players = request.GET.get("players")
-        form = ChallengeForm(
-            game,
-            engine,
-            initial={"players": players} if players else {},
-            challenger=request.user,
-            person=person,
+        form = ChallengeForm.drawn_again(
+            game, engine, request.GET, challenger=request.user, person=person
         )
     context.update(form=form, game=game, game_title=registry.get(game).title)
     return TemplateResponse(request, "social/challenge_new.html", context)

@@ -241,6 +241,24 @@ def test_escoba_by_pairs_seats_the_named_partner_across_the_table(
     assert "con charlie" in client_for(alice).get(match.get_absolute_url()).content.decode()
 
 
+def test_more_players_keeps_the_house_rules_and_the_named_member_already_chosen(
+    alice, bob, client_for
+):
+    chosen = RuleVariant.objects.create(
+        game="scout", slug="club", name_es="Del club", name_en="The club's", options={}
+    ).pk
+    page = client_for(alice).get(
+        reverse("social:challenge_new", args=["bob"]),
+        {"game": "scout", "variant": chosen, "players": 4, "seat_2": "member", "member_2": "dora"},
+        HTTP_HX_REQUEST="true",
+    )
+    form = page.context["form"]
+    assert [f.name for f, _member in form.seat_rows()] == ["seat_2", "seat_3"]
+    assert str(form["variant"].value()) == str(chosen)
+    assert (form["seat_2"].value(), form["member_2"].value()) == ("member", "dora")
+    assert 'name="member_2" value="dora"' in page.content.decode()
+
+
 def test_the_form_speaks_english_too(alice, bob, english_client_for):
     page = english_client_for(alice).get(
         reverse("social:challenge_new", args=["bob"]) + "?game=scout&players=3"

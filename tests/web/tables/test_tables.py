@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from django.urls import reverse
@@ -57,6 +58,26 @@ def test_the_new_table_form_offers_a_seat_field_per_extra_player(alice_client):
     )
     assert b'id="table-form"' in partial.content
     assert b"<html" not in partial.content
+
+
+def test_changing_the_number_of_players_keeps_the_house_rules_seats_and_privacy_chosen(
+    alice_client,
+):
+    # htmx sends the whole form when the number of players changes, as the button without
+    # JavaScript does; the form comes back with one more seat and the rest as it was.
+    chosen = variant("escoba", "renuncio").pk
+    partial = alice_client.get(
+        reverse("games:new_table", args=["escoba"]),
+        {"variant": chosen, "players": 3, "seat_1": "hard", "private": "on"},
+        HTTP_HX_REQUEST="true",
+    )
+    form = partial.context["form"]
+    assert [f.name for f in form.seat_fields()] == ["seat_1", "seat_2"]
+    html = partial.content.decode()
+    assert re.search(rf'<input type="radio" name="variant" value="{chosen}"[^>]* checked', html)
+    assert len(re.findall(r'name="variant"[^>]* checked', html)) == 1
+    assert re.search(r'<option value="hard" selected>', html)
+    assert re.search(r'name="private"[^>]* checked', html)
 
 
 def test_house_rules_for_pairs_refuse_two_players_with_a_message(alice_client):
