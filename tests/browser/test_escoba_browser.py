@@ -5,12 +5,15 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from games.escoba import engine
 from games.models import Match, RuleVariant
 from tests.bench.bench_capacity import cards_making_15
 
 from .helpers import log_in, show_version, table_version, wait_for_new_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# 40 cards, 4 of them first laid on the table: a hand of two members is 36 moves.
+HAND_MOVES = 36
 
 
 def play_escoba_turn(page: Page) -> None:
@@ -41,6 +44,32 @@ def play_escoba_turn(page: Page) -> None:
     raise AssertionError("no card in hand offered a move")
 
 
+def plays_as_a_member_here(state, seat: int):
+    """The move play_escoba_turn makes in ``state``: the first hand card that can capture,
+    taking the table cards cards_making_15 finds (in the table's order), else the first lay."""
+    view, moves = engine.view(state, seat), engine.legal_moves(state, seat)
+    for card in view["hand"]:
+        if any(move.card == card and move.take for move in moves):
+            picks = cards_making_15(f"c:{card}:*", list(view["table"]))
+            if picks:
+                return engine.parse_move(f"c:{card}:{'+'.join(picks)}")
+    return next(move for card in view["hand"] for move in moves if move.card == card)
+
+
+def one_hand_deal(options: dict) -> int:
+    """A deal whose match, played as this test plays it, is over after its first hand. With a
+    target of 1 both members usually reach it, and tied totals call for another hand (rules:
+    "if the highest totals tie, another hand is played"): 36 more moves through two browsers."""
+    for seed in range(1, 1000):
+        state = engine.new_game(2, options=options, seed=seed)
+        for _move in range(HAND_MOVES):
+            seat = engine.to_move(state)[0]
+            state = engine.apply(state, seat, plays_as_a_member_here(state, seat))
+            if engine.is_over(state):
+                return seed
+    raise AssertionError("no deal of the first thousand ends after one hand")
+
+
 @pytest.fixture
 def short_escoba(db):
     # A game to 1 point ends after one or two hands, so the whole match fits in a test.
@@ -65,10 +94,14 @@ def test_two_members_play_a_whole_escoba_match_in_two_browsers(
     alice_page.locator("#id_seat_1").select_option("open")
     alice_page.locator("#table-form button[type=submit]").last.click()
     invite = alice_page.locator("#invite-link").input_value()
+    # The cards are dealt when the second member sits down, from this seed.
+    Match.objects.update(seed=one_hand_deal(short_escoba.options))
 
     bob_page.goto(invite)
     bob_page.locator("#table form button[type=submit]").click()
     match = Match.objects.get()
+    # The house rules chosen before the number of players are the ones in force.
+    assert (match.variant, match.options) == (short_escoba, {"target": 1})
     expect(bob_page.locator("#table .escoba")).to_be_visible()
     # Alice's page learns that the match started by polling, without a reload.
     expect(alice_page.locator("#table .escoba")).to_be_visible(timeout=10000)
@@ -95,7 +128,6 @@ def test_two_members_play_a_whole_escoba_match_in_two_browsers(
 def test_taking_without_checking_table_cards_says_so_through_htmx(live_server, browser, alice, bob):
     """Pressing Take with no table card checked: the table comes back through htmx, the message
     in the page's message area, and nothing changes (the console watch fails the test on any CSP violation)."""
-    from games.escoba import engine
     from tests.web.table_helpers import start_match, variant
 
     options = variant("escoba").options
