@@ -5,6 +5,12 @@
   connection has ``HEADER_TIMEOUT`` seconds from its first byte (or from being opened) to
   finish a request's headers, else it is closed; and at most ``HEADER_MAX_BYTES`` of them
   (httptools, unlike h11, sets no limit of its own), else it is answered 400 and closed.
+- **A stop does not wait for the live pages.** Told to stop (a deploy, a restart, Ctrl-C of
+  ``make run``), uvicorn lets every response in flight finish, and a page's push stream never
+  does: each open page held the stop until the kill came (gunicorn's graceful timeout,
+  runclub's 10 s). A stream's connection is closed at once instead (the stream marks its scope
+  with ``STREAMING``), as a dropped connection would be: the page reconnects to whichever
+  server answers next and misses nothing, since a stream's first event is the current state.
 - **Keep-alive long enough for a member who thinks.** gunicorn's default (2 s) closed most
   idle connections just before a member's next move, which then paid a new connection. The
   commands below keep an idle connection ``KEEP_ALIVE`` seconds, a little longer than a
@@ -30,6 +36,8 @@ from cardclub.workerload import BOARD
 HEADER_TIMEOUT = env_float("HTTP_HEADER_TIMEOUT", 10)
 HEADER_MAX_BYTES = 64 * 1024
 KEEP_ALIVE = 75  # the commands' --keep-alive / --timeout-keep-alive
+# Set in an ASGI scope by games/streams.py: the response is a push stream, which never ends.
+STREAMING = "cardclub.streaming"
 
 # Several worker processes accept on one listening socket. uvloop's libuv accepts every
 # connection waiting at once, so a burst (a club night starting, a restart, a proxy opening its
@@ -76,6 +84,13 @@ class HttpToolsProtocol(_HttpToolsProtocol):
         # Idle now: the keep-alive timeout takes over until the next request's first byte.
         self._cancel_header_deadline()
         super().on_response_complete()
+
+    def shutdown(self) -> None:
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete and cycle.scope.get(STREAMING):
+            self.transport.close()  # the stream hears the disconnect and ends
+            return
+        super().shutdown()
 
     def _start_header_deadline(self) -> None:
         self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_too_slow)

@@ -48,6 +48,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from cardclub.server import STREAMING
 from games import push
 from games.models import Match, Seat
 from games.signals import match_page_open
@@ -163,6 +164,7 @@ class LiveStreams:
             if first is None:
                 await _plain(send, 404)
                 return
+            scope[STREAMING] = True  # a stop of the server closes it (cardclub/server.py)
             await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
             beat = _page_open(match_id, user_id) if name == "live" else None
             writer = asyncio.ensure_future(_write(send, sub, push.sse_head(first), beat))
