@@ -123,9 +123,14 @@ def move_request(base: str, mover, table: Table, match, code: str) -> tuple:
     )
 
 
+def poll_url(base: str, table: Table, **shown) -> str:
+    """The poll of a page showing ``shown`` (its version ``v``, perhaps its status ``s``)."""
+    return f"{base}/play/m/{table.pk}/poll/?" + urlencode(shown)
+
+
 def changed_url(base: str, table: Table, match) -> str:
     """The poll of a page showing ``match``'s version, once the next move made it stale."""
-    return f"{base}/play/m/{table.pk}/poll/?" + urlencode({"v": match.version, "s": "playing"})
+    return poll_url(base, table, v=match.version, s="playing")
 
 
 def choose(match) -> tuple[int, str]:
@@ -224,11 +229,11 @@ def measure(args) -> dict[str, dict[str, tuple[float, float]]]:
                 seat, code = choose(match)
                 other = clients[table.users[1 - seat].pk]
                 moves.append(move_request(base, clients[table.users[seat].pk], table, match, code))
-                poll = f"{base}/play/m/{table.pk}/poll/?"
                 changed = changed_url(base, table, match)
                 fragments.append((other, "GET", changed, htmx, 200))
                 spectated += [(watcher, "GET", changed, htmx, 200) for watcher in watching]
-                polls.append((other, "GET", poll + urlencode({"v": match.version + 1}), htmx, 204))
+                unchanged = poll_url(base, table, v=match.version + 1)
+                polls.append((other, "GET", unchanged, htmx, 204))
                 pages.append((other, "GET", f"{base}/play/m/{table.pk}/", {}, 200))
             # The clocked tables' moves, unmeasured: only their spectators' fetches are.
             clocked_spectated = []
