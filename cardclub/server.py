@@ -8,9 +8,13 @@
 - **A stop does not wait for the live pages.** Told to stop (a deploy, a restart, Ctrl-C of
   ``make run``), uvicorn lets every response in flight finish, and a page's push stream never
   does: each open page held the stop until the kill came (gunicorn's graceful timeout,
-  runclub's 10 s). A stream's connection is closed at once instead (the stream marks its scope
-  with ``STREAMING``), as a dropped connection would be: the page reconnects to whichever
-  server answers next and misses nothing, since a stream's first event is the current state.
+  runclub's 10 s). A stream is ended at once instead, with a last event, ``renew`` (the
+  stream puts its ending in its scope under ``STREAMING``): the page opens a new stream to
+  whichever server answers, a moment later spread at random, and fetches nothing before, since
+  a stream's first event is the current state. Cutting the connections instead made every
+  page of the stopped worker fetch its table at once, as after a failure: a burst at the new
+  workers while they start. A stream that has not ended ``STREAM_STOP_GRACE`` seconds later (a
+  client that reads nothing) is cut.
 - **Keep-alive long enough for a member who thinks.** gunicorn's default (2 s) closed most
   idle connections just before a member's next move, which then paid a new connection. The
   commands below keep an idle connection ``KEEP_ALIVE`` seconds, a little longer than a
@@ -36,8 +40,10 @@ from cardclub.workerload import BOARD
 HEADER_TIMEOUT = env_float("HTTP_HEADER_TIMEOUT", 10)
 HEADER_MAX_BYTES = 64 * 1024
 KEEP_ALIVE = 75  # the commands' --keep-alive / --timeout-keep-alive
-# Set in an ASGI scope by games/streams.py: the response is a push stream, which never ends.
+# Set in an ASGI scope by games/streams.py: the response is a push stream, which never ends
+# unless told to; the value is what ends it, with its last event (a callable).
 STREAMING = "cardclub.streaming"
+STREAM_STOP_GRACE = 2.0
 
 # Several worker processes accept on one listening socket. uvloop's libuv accepts every
 # connection waiting at once, so a burst (a club night starting, a restart, a proxy opening its
@@ -87,10 +93,17 @@ class HttpToolsProtocol(_HttpToolsProtocol):
 
     def shutdown(self) -> None:
         cycle = self.cycle
-        if cycle is not None and not cycle.response_complete and cycle.scope.get(STREAMING):
-            self.transport.close()  # the stream hears the disconnect and ends
-            return
+        end_stream = (
+            None if cycle is None or cycle.response_complete else cycle.scope.get(STREAMING)
+        )
+        if end_stream is not None:
+            end_stream()  # its last event, then its end; the connection closes after it
+            self.loop.call_later(STREAM_STOP_GRACE, self._cut)
         super().shutdown()
+
+    def _cut(self) -> None:
+        if not self.transport.is_closing():
+            self.transport.close()  # the stream hears the disconnect and ends
 
     def _start_header_deadline(self) -> None:
         self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_too_slow)

@@ -166,6 +166,12 @@ def sse_events(pending: dict[str, int] | None) -> str:
     return "".join(sse_event(event, value) for event, value in pending.items())
 
 
+# A stream's last words when its server stops (a deploy, a restart): reconnect, nothing was
+# missed (static/js/live.js opens a new stream a moment later, spread at random, and fetches
+# nothing before: the new stream's first event is the current version).
+SSE_RENEW = "event: renew\ndata: 1\n\n"
+
+
 def sse_head(first: dict[str, int]) -> str:
     """The start of a stream: the reconnection delay, then its first events (for a table its
     current version, so a move committed while the page had no stream is not missed)."""
@@ -497,7 +503,12 @@ def drain(timeout: float = 5.0) -> bool:
 
 class StreamEnded(Exception):
     """The hub closed this stream: its listener lost the broker (the page polls meanwhile and
-    opens a new stream later, whose first event is the version it missed)."""
+    opens a new stream later, whose first event is the version it missed); or, ``renew``, its
+    server is stopping (the page opens a new stream, to whichever server answers)."""
+
+    def __init__(self, renew: bool = False):
+        super().__init__()
+        self.renew = renew
 
 
 class Subscription:
@@ -507,12 +518,13 @@ class Subscription:
     which is all a page needs (it fetches the table, the chat, the bell as they are now).
     """
 
-    __slots__ = ("hub", "keys", "member", "pending", "ended", "_event")
+    __slots__ = ("hub", "keys", "member", "pending", "ended", "renewing", "_event")
 
     def __init__(self, hub: Hub, keys: tuple[str, ...], member: int | None = None):
         self.hub, self.keys, self.member = hub, keys, member
         self.pending: dict[str, int] = {}
         self.ended = False
+        self.renewing = False
         self._event = asyncio.Event()
 
     def put(self, version: int, event: str = "version") -> None:
@@ -525,6 +537,11 @@ class Subscription:
         self.ended = True
         self._event.set()
 
+    def renew(self) -> None:
+        """The server is stopping: the stream says so and ends (cardclub/server.py)."""
+        self.renewing = True
+        self.end()
+
     async def wait(self, timeout: float) -> dict[str, int] | None:
         """The newest number of each event heard since the last call (in the order first
         heard), or ``None`` after ``timeout``. Raises :class:`StreamEnded` once the hub ended
@@ -535,7 +552,7 @@ class Subscription:
             except TimeoutError:
                 return None
         if self.ended:
-            raise StreamEnded
+            raise StreamEnded(renew=self.renewing)
         self._event.clear()
         pending, self.pending = self.pending, {}
         return pending

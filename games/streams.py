@@ -164,7 +164,8 @@ class LiveStreams:
             if first is None:
                 await _plain(send, 404)
                 return
-            scope[STREAMING] = True  # a stop of the server closes it (cardclub/server.py)
+            # A stop of the server renews it (cardclub/server.py): its last event says so.
+            scope[STREAMING] = sub.renew
             await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
             beat = _page_open(match_id, user_id) if name == "live" else None
             writer = asyncio.ensure_future(_write(send, sub, push.sse_head(first), beat))
@@ -308,9 +309,12 @@ async def _write(send, sub: push.Subscription, first: str, beat=None) -> None:
     while True:
         try:
             pending = await sub.wait(keepalive)
-        except push.StreamEnded:
-            # The listener lost the broker: end the response, so the page knows and polls.
-            await send({"type": "http.response.body", "body": b""})
+        except push.StreamEnded as ended:
+            # The server is stopping: the page is told to open a new stream (and that it
+            # missed nothing). Or the listener lost the broker: the response ends without a
+            # word, so the page knows and polls.
+            last = push.SSE_RENEW.encode() if ended.renew else b""
+            await send({"type": "http.response.body", "body": last})
             return
         if pending is None and beat is not None:
             await beat()

@@ -104,10 +104,20 @@ class AppServer:
                 self.process.wait()
 
 
-def start_app_server(env: dict[str, str] | None = None, port: int | None = None, workers: int = 1):
+def start_app_server(
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    workers: int = 1,
+    listening: socket.socket | None = None,
+):
     """uvicorn on ``port`` (by default a free one), on a socket bound here and inherited (never
-    a port that another test's server could take first: it would answer in its place)."""
-    listening = bound_socket(port)
+    a port that another test's server could take first: it would answer in its place).
+
+    ``listening``: a socket the caller bound and keeps open, as a supervisor holds one across a
+    deploy (gunicorn's master, systemd): connections wait in its queue while no server answers,
+    and the next server started on it takes them."""
+    kept = listening is not None
+    listening = listening if kept else bound_socket(port)
     port = listening.getsockname()[1]
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"cardclub-uvicorn-{port}.log"
     full_env = {
@@ -142,7 +152,7 @@ def start_app_server(env: dict[str, str] | None = None, port: int | None = None,
         "--workers",
         str(workers),
     ]
-    with open(log, "wb") as out, listening:
+    with open(log, "wb") as out, contextlib.nullcontext() if kept else listening:
         process = spawn(
             command,
             cwd=ROOT,

@@ -41,6 +41,10 @@
   // A stream that stayed open this long was healthy: its failure starts the back-off anew. (A
   // server that accepts streams and closes them at once must not be asked again every second.)
   var STABLE_MS = 10000;
+  // A stream renewed by its server (it is stopping: a deploy, a restart) is opened again after
+  // a random moment within this, so that the pages of that server reach the new one spread
+  // out rather than all at once; nothing is fetched meanwhile (see renew below).
+  var RENEW_SPREAD_MS = 3000;
   // Never wait longer than this for a Retry-After, whatever the header says.
   var MAX_RETRY_AFTER_MS = 10 * 60 * 1000;
 
@@ -206,6 +210,24 @@
         heard();
         keepaliveEvents = true;
       });
+      es.addEventListener("renew", function () {
+        if (source === es) renew();
+      });
+    }
+
+    // The server is stopping and said so: the page missed nothing (the next stream starts with
+    // the current version, and the page fetches once it opens, as after any break), so it
+    // fetches nothing now, says nothing (it is not a failure), and opens the next stream at a
+    // random moment within RENEW_SPREAD_MS, polling only if that one cannot open.
+    function renew() {
+      var es = source;
+      source = null;
+      es.close();
+      streamClosed(es);
+      openedAt = 0;
+      mark(false);
+      reconnectAt = Date.now() + Math.random() * RENEW_SPREAD_MS;
+      lastPoll = reconnectAt;
     }
 
     // The stream is gone (an error, a silence, the browser offline): close it for good (never

@@ -1,5 +1,6 @@
 """The live table through real failures (issue 28): the browser offline, fetches failing, the
-app server killed and started again, a move that cannot be sent or is refused.
+app server killed and started again, or stopped for a deploy, a move that cannot be sent or is
+refused.
 
 Two members in browser contexts of their own, against a real uvicorn process. An outage lasts
 OUTAGE_S of wall-clock time (that is the scenario, not a wait for something to happen); every
@@ -17,7 +18,7 @@ from playwright.sync_api import expect
 
 from games import writes
 from games.models import Match, MoveRecord
-from tests.servers import start_app_server
+from tests.servers import bound_socket, start_app_server
 from tests.web.table_helpers import engine_state, start_match, variant
 
 from .helpers import page_with_session
@@ -229,6 +230,45 @@ def test_a_server_killed_and_started_again_the_open_pages_catch_up_by_themselves
     version = play_one(match)
     for page, _ in pages:
         shows_version(page, version, 2)
+
+
+def test_a_server_stopped_for_a_deploy_hands_its_pages_to_the_next_without_a_fetch_or_a_word(
+    browser, alice, bob, failures_expected
+):
+    """A deploy: the old server is told to stop while the socket stays open (a supervisor holds
+    it), and the next one starts on it. The page is told to renew its stream: it opens a new one
+    to the next server, fetches nothing before (a burst of fetches from every page at once is
+    what refused members' moves in a deploy under load), and never says it is reconnecting."""
+    env = {"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""}
+    listening = bound_socket()
+    servers = [start_app_server(env, listening=listening)]
+    try:
+        match = start_match("schotten_totten", [alice, bob])
+        page, requests = open_table(browser, servers[0], alice, match)
+        page.evaluate(
+            """() => {
+              const wrap = document.querySelector(".live-table");
+              window.connectionShown = [];
+              new MutationObserver(() => window.connectionShown.push(wrap.dataset.connection))
+                .observe(wrap, {attributes: true, attributeFilter: ["data-connection"]});
+            }"""
+        )
+        before = len(requests)
+        servers[0].process.terminate()
+        servers[0].process.wait(timeout=8)
+        servers.append(start_app_server(env, listening=listening))
+        expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(
+            1, timeout=15000
+        )
+        sent = [r.url for r in requests[before:] if "/play/m/" in r.url]
+        assert sent and "/live/" in sent[0], f"the page fetched before its new stream: {sent}"
+        assert page.evaluate("window.connectionShown") == []
+        # Live on the next server: a move made elsewhere comes by push.
+        version = play_one(match)
+        shows_version(page, version, 2)
+    finally:
+        servers[-1].stop()
+        listening.close()
 
 
 def test_a_move_pressed_offline_is_said_kept_and_sent_once_when_pressed_again(

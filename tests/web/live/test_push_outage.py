@@ -35,7 +35,7 @@ PORTS = range(9100, 9200)
 
 class StreamReader(threading.Thread):
     """One stream read in a thread: its status, then each ``data:`` line as it arrives, then
-    ``None`` when the server ended it."""
+    ``None`` when the server ended it (``renewed``: its last event said to open another)."""
 
     def __init__(self, url, cookies):
         super().__init__(daemon=True)
@@ -44,6 +44,7 @@ class StreamReader(threading.Thread):
         self.headers = {}
         self.events: queue.Queue = queue.Queue()
         self.answered = threading.Event()
+        self.renewed = False
 
     def run(self):
         try:
@@ -57,6 +58,8 @@ class StreamReader(threading.Thread):
                 for line in response.iter_lines():
                     if line.startswith("event:"):
                         event = line[6:].strip()
+                    elif line.startswith("data:") and event == "renew":
+                        self.renewed = True
                     elif line.startswith("data:") and event != "keepalive":
                         self.events.put(int(line[5:]))
         except httpx.HTTPError:

@@ -1,6 +1,6 @@
 """A server told to stop (a deploy, a restart, Ctrl-C of ``make run``) ends its live pages'
-streams at once, as a dropped connection would, rather than wait for them until it is killed:
-a real uvicorn process, a real stream over HTTP, a real SIGTERM."""
+streams at once, each with a last event telling the page to open another, rather than wait for
+them until it is killed: a real uvicorn process, a real stream over HTTP, a real SIGTERM."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from tests.web.table_helpers import start_match
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_server_told_to_stop_ends_its_open_streams_and_exits_without_waiting_for_them(alice, bob):
+def test_a_server_told_to_stop_renews_its_open_streams_and_exits_without_waiting_for_them(
+    alice, bob
+):
     match = start_match("escoba", [alice, bob])
     server = start_app_server({"PUSH_BACKEND": "local", "PUSH_SOCKET_DIR": ""})
     try:
@@ -32,7 +34,9 @@ def test_a_server_told_to_stop_ends_its_open_streams_and_exits_without_waiting_f
             server.process.wait(timeout=8)
         except subprocess.TimeoutExpired:
             pytest.fail("the server waited for the open stream instead of ending it")
-        assert stream.next(5) is None  # the page's stream ended, and it reconnects
+        assert stream.next(5) is None  # the page's stream ended
+        # ... saying so: the page opens another and fetches nothing before (static/js/live.js)
+        assert stream.renewed
         assert "Traceback" not in server.log.read_text()
     finally:
         server.stop()
