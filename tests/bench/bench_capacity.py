@@ -46,6 +46,17 @@ idle 2-core machine.
 with this one at each step of the ladder, each on a fresh database, so that the commit before
 a change is measured in the same run on the same machine (issue 34); the targets are this
 checkout's.
+
+``--restart-at SECONDS`` (live only) restarts the server as a deploy does, that many seconds into
+each step's measured window: SIGHUP to gunicorn's master, which starts new workers and stops the
+old ones. The pages then open their streams again as live.js does (``capacity_stream.py``: after
+a ``renew``, within 3 s and with nothing fetched; after an end without it, a fetch at once and a
+new stream after the back-off); a stream being opened again is no error, one that could not be
+by the end of the step is. The step's report adds what the restart did to the streams, how long
+pages went without one, and the requests and errors by cause of the 10 s after it (with
+``--compare``, each checkout is restarted alike)::
+
+    python -m tests.bench.bench_capacity --db postgres --tables 100 --duration 30 --restart-at 12
 """
 
 from __future__ import annotations
@@ -60,6 +71,7 @@ import random
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,7 +83,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.bench import capacity_http
-from tests.bench.capacity_stream import Stream
+from tests.bench.capacity_stream import Backoff, Stream
 from tests.bench.stats import percentile
 from tests.load import server as load_server
 
@@ -91,6 +103,8 @@ THINK_SECONDS = (1.0, 4.0)
 POLL_MS = 2000
 LOBBY_SHARE = 0.04  # of a member's polls and moves: to the lobby and back every ~50 s
 TIMEOUT_SECONDS = 10.0
+RESTART_SECONDS = 10.0  # --restart-at: the errors and requests of this long after the HUP
+SAMPLE_SECONDS = 0.5  # --restart-at: how often the CPU of each server process is read
 KEEPALIVE_SECONDS = 30.0  # an idle connection's life in the generator: shorter than the server's
 PG_SERVER = os.environ.get("BENCH_PG_SERVER", "postgres://postgres@127.0.0.1:5432")
 PG_NAME = os.environ.get("BENCH_PG_DB", "cardclub_capacity")
@@ -363,38 +377,89 @@ class Recorder:
         self.causes: Counter[str] = Counter()  # "move 500", "poll ReadTimeout"…
         self.lag: list[float] = []
         self.sizes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        # --restart-at: the RESTART_SECONDS after the server's HUP, and what happened in them
+        # (requests by kind, errors by cause: when they failed, not when they were sent, so
+        # that a request cut by the stop counts); what the reconnecting streams went through.
+        self.restart: tuple[float, float] | None = None
+        self.restart_requests: Counter[str] = Counter()
+        self.restart_causes: Counter[str] = Counter()
+        self.stream_events: Counter[str] = Counter()  # renew, closed, reopened, reopen failed
+        self.streams_renewed = 0
+        self.streams_closed = 0  # ended without a renew at least once
+        self.gaps: list[float] = []  # seconds a page was without an open stream
 
     def counts(self, started: float) -> bool:
         return self.window[0] <= started < self.window[1]
 
+    def after_restart(self, moment: float) -> bool:
+        return self.restart is not None and self.restart[0] <= moment < self.restart[1]
+
     def error(self, started: float, kind: str, what: str) -> None:
+        cause = f"{kind} {what.rsplit(': ', 1)[-1]}"
+        if self.after_restart(time.monotonic()):
+            self.restart_causes[cause] += 1
         if self.counts(started):
             self.errors[kind] += 1
-            self.causes[f"{kind} {what.rsplit(': ', 1)[-1]}"] += 1
+            self.causes[cause] += 1
             if len(self.samples) < 10:
                 self.samples.append(f"{kind}: {what}")
 
+    def stream_ended(self, stream: Stream, now: float, at_end: bool) -> None:
+        """A reconnecting stream closed by its page (a page left, the step's end): what it went
+        through inside the window. One still down at the end of the step that had tried to
+        open again and failed is an error; one merely waiting for its moment to reopen is not."""
+        events = [what for at, what in stream.log if self.counts(at)]
+        self.stream_events.update(events)
+        self.streams_renewed += "renew" in events
+        self.streams_closed += "closed" in events
+        self.gaps += [length for down, length in stream.gaps if self.counts(down)]
+        if stream.down_since is not None and self.counts(stream.down_since):
+            self.gaps.append(now - stream.down_since)
+            if at_end and stream.reopen_failures:
+                why = stream.last_failure.replace(": ", " ")
+                self.error(
+                    stream.down_since,
+                    "stream",
+                    f"GET live {stream.match_id}: not reopened by the end "
+                    f"({stream.reopen_failures} tries, the last {why})",
+                )
+
 
 class Person:
-    def __init__(self, member, table, seat, client, recorder, rng, stop_at, live=False):
+    def __init__(
+        self, member, table, seat, client, recorder, rng, stop_at, live=False, reconnect=False
+    ):
         self.member, self.table, self.seat = member, table, seat
         self.client, self.recorder, self.rng, self.stop_at = client, recorder, rng, stop_at
         self.seated_at = {table.match_id}
         # Live: the page holds its table's stream and fetches when told (the main path);
-        # otherwise, or while its stream is refused or closed, it polls.
+        # otherwise, or while its stream is refused or closed, it polls. With ``reconnect``
+        # (--restart-at) a stream the server ends is opened again, as live.js does.
         self.live = live
+        self.reconnect = reconnect
         self.stream: Stream | None = None
+        self.last_poll = 0.0
+        # Reconnecting, as live.js: a failed fetch is tried again after a back-off, no sooner
+        # than the answer's Retry-After (without, the fetch is sent again at once).
+        self.fetch_backoff = Backoff(random.Random(f"{member.username}-fetches" if member else 0))
+        self.retry_after = 0.0  # of the last request that failed
 
     async def open_stream(self, match_id: int) -> None:
         """As a page does when it loads: the previous page's stream closed, its own opened."""
         await self.close_stream()
         if self.live:
-            port = self.client.port
-            self.stream = Stream(port, match_id, self.member.headers()["Cookie"]).start()
+            port, cookie = self.client.port, self.member.headers()["Cookie"]
+            # Its own random numbers (for its delays), so that the person's choices stay the
+            # seed's whatever the streams went through.
+            rng = random.Random(f"{self.member.username}-{match_id}")
+            self.stream = Stream(port, match_id, cookie, self.reconnect, rng).start()
 
     async def close_stream(self) -> None:
         if self.stream is not None:
             await self.stream.close()
+            if self.stream.reconnect:
+                now = time.monotonic()
+                self.recorder.stream_ended(self.stream, now, at_end=now >= self.stop_at)
             self.stream = None
 
     async def holding_stream(self) -> bool:
@@ -410,6 +475,8 @@ class Person:
         if time.monotonic() < self.stop_at:
             why = stream.error or "no answer"
             self.recorder.error(time.monotonic(), "stream", f"GET live {stream.match_id}: {why}")
+        if stream.reconnect:
+            await self.close_stream()  # no answer yet: it must not open later behind the poll
         self.stream = None
         return False
 
@@ -449,15 +516,21 @@ class Person:
                     self.recorder.retried += self.recorder.counts(started)
                     continue
                 self.recorder.error(started, kind, f"{method} {url}: {type(error).__name__}")
+                if self.recorder.after_restart(started):
+                    self.recorder.restart_requests[kind] += 1
+                self.retry_after = 0.0
                 return None
         elapsed = (time.monotonic() - started) * 1000
         if kind == "poll":
             kind = "poll 204" if response.status_code == 204 else "poll changed"
+        if self.recorder.after_restart(started):
+            self.recorder.restart_requests[kind] += 1
         # A redirect where a page or a fragment was asked for (to the login page, say) is no
         # more served than a 500: only the answer a browser would go on with counts.
         expected = (302,) if kind in ("new table", "join") else (200, 204)
         if response.status_code not in expected:
             self.recorder.error(started, kind, f"{method} {url}: {response.status_code}")
+            self.retry_after = retry_after(response)
             return None
         if self.recorder.counts(started):
             self.recorder.latencies[kind].append(elapsed)
@@ -477,7 +550,6 @@ class Person:
     async def play(self) -> None:
         await asyncio.sleep(self.rng.uniform(0, 2))  # people do not all arrive at once
         shown: Shown | None = None
-        last_poll = 0.0
         while time.monotonic() < self.stop_at:
             if shown is None or shown.match_id != self.table.match_id:
                 match_id = self.table.match_id
@@ -491,14 +563,21 @@ class Person:
                     self.held(shown.version, shown, fetched=False)
                 if shown is None:
                     await self.sleep_until(time.monotonic() + 2)
-                last_poll = time.monotonic()
+                self.last_poll = time.monotonic()
                 continue
             if shown.finished:
                 await self.replace(shown)
                 shown = None
                 continue
             if shown.forms:
-                await self.sleep_until(time.monotonic() + self.rng.uniform(*THINK_SECONDS))
+                thought = time.monotonic() + self.rng.uniform(*THINK_SECONDS)
+                if self.reconnect:
+                    before = shown
+                    shown = await self.think(shown, thought)
+                    if shown is not before:  # a fetch meanwhile brought another table
+                        continue
+                else:
+                    await self.sleep_until(thought)
                 if time.monotonic() >= self.stop_at:
                     break
                 action, code, version = self.rng.choice(shown.forms)
@@ -508,23 +587,37 @@ class Person:
                 response = await self.request("move", "POST", action, data=data, htmx=True)
                 before = shown
                 shown = read_table(response.text, shown.match_id) if response else None
+                if response is None and self.reconnect:
+                    # As live.js: the page stays as it was and says so; the member presses
+                    # again (without, the page is loaded anew, as the benchmark always did).
+                    shown = before
                 if shown is not None and shown.refused:
                     self.recorder.refused += self.recorder.counts(time.monotonic())
                 elif shown is not None and shown.version > before.version:
                     self.table.committed[(shown.match_id, shown.version)] = time.monotonic()
                     self.held(before.version, shown, fetched=False)
-                last_poll = time.monotonic()
+                self.last_poll = time.monotonic()
             elif shown.poll_url:
-                if await self.holding_stream():
-                    await self.stream.wait_newer(shown.version, self.stop_at)
+                if not await self.holding_stream():
+                    await self.sleep_until(self.last_poll + shown.poll_ms / 1000)
+                elif self.stream.reconnect:
+                    await self.stream.wait_news(
+                        shown.version, self.stop_at, self.last_poll, shown.poll_ms
+                    )
                 else:
-                    await self.sleep_until(last_poll + shown.poll_ms / 1000)
+                    await self.stream.wait_newer(shown.version, self.stop_at)
                 if time.monotonic() >= self.stop_at:
                     break
-                last_poll = time.monotonic()
+                self.last_poll = time.monotonic()
+                if self.stream is not None:
+                    self.stream.owed = False  # this fetch is the one owed
                 response = await self.request("poll", "GET", shown.poll_url, htmx=True)
                 if response is None:
+                    if self.reconnect:
+                        wait = self.fetch_backoff.next(self.retry_after)
+                        await self.sleep_until(time.monotonic() + wait)
                     continue
+                self.fetch_backoff.reset()
                 if response.status_code == 200:
                     before = shown.version
                     shown = read_table(response.text, shown.match_id) or shown
@@ -536,6 +629,32 @@ class Person:
                 # A look at the lobby, then back to the table: its page is loaded again.
                 await self.request("lobby", "GET", "/play/")
                 shown = None
+
+    async def think(self, shown: Shown, until: float) -> Shown:
+        """The member to move thinks until ``until``; its page meanwhile makes the fetches its
+        reconnecting stream owes it (an end without renew, a new stream opened), as live.js does
+        whoever is to move. The table it holds then: ``shown`` itself unless a fetch brought
+        another."""
+        while True:
+            stream = self.stream
+            if stream is None or not stream.reconnect or stream.error is not None:
+                await self.sleep_until(until)
+                return shown
+            await stream.wait_owed(min(until, self.stop_at))
+            if time.monotonic() >= min(until, self.stop_at):
+                return shown
+            if not stream.owed:
+                continue  # its first open failed: it owes nothing, the member thinks on
+            stream.owed = False
+            if not shown.poll_url:
+                continue
+            self.last_poll = time.monotonic()
+            response = await self.request("poll", "GET", shown.poll_url, htmx=True)
+            if response is not None and response.status_code == 200:
+                table = read_table(response.text, shown.match_id)
+                if table is not None:
+                    self.held(shown.version, table, fetched=True)
+                    return table
 
     async def replace(self, finished: Shown) -> None:
         """The first member opens a new table of the same game; the second takes the seat."""
@@ -558,6 +677,16 @@ class Person:
             await self.sleep_until(time.monotonic() + POLL_MS / 1000)
 
 
+def retry_after(response) -> float:
+    """The seconds a 503 or 429 asks to wait (Retry-After in seconds; a date is not read)."""
+    if response.status_code not in (503, 429):
+        return 0.0
+    try:
+        return max(0.0, float(response.headers.get("retry-after", "0")))
+    except ValueError:
+        return 0.0
+
+
 async def measure_lag(recorder: Recorder, stop_at: float) -> None:
     """How late the event loop wakes a 50 ms sleep: latencies are measured in this loop."""
     while time.monotonic() < stop_at:
@@ -567,11 +696,15 @@ async def measure_lag(recorder: Recorder, stop_at: float) -> None:
             recorder.lag.append((time.monotonic() - before - 0.05) * 1000)
 
 
-async def generate(tables, port, window, seed, live) -> dict:
+async def generate(tables, port, window, seed, live, restart=None) -> dict:
     """Play ``tables`` [(index, table)] until the window ends; the raw figures of the requests
-    started inside it, with this process's CPU over it."""
+    started inside it, with this process's CPU over it. ``restart``: the moment the server is
+    told to restart (--restart-at): the pages' streams are then opened again when it ends them,
+    and what happens in the RESTART_SECONDS after it is told apart."""
     recorder = Recorder()
     recorder.window = window
+    if restart is not None:
+        recorder.restart = (restart, restart + RESTART_SECONDS)
     # Idle connections are dropped well before the server's keep-alive ends (75 s, README):
     # a request sent on a connection the server is closing at that moment fails, and a POST
     # is not sent again. The pool needs no limit: a member has one request out at a time.
@@ -589,6 +722,7 @@ async def generate(tables, port, window, seed, live) -> dict:
                 random.Random(f"{seed}-{index}-{seat}"),
                 window[1],
                 live,
+                reconnect=restart is not None,
             )
             for index, table in tables
             for seat, member in enumerate(table.members)
@@ -612,6 +746,14 @@ async def generate(tables, port, window, seed, live) -> dict:
         "cpu": cpu,
         "connections": opened,
         "match_ids": {index: table.match_id for index, table in tables},
+        "restart": {
+            "requests": dict(recorder.restart_requests),
+            "causes": dict(recorder.restart_causes),
+            "stream_events": dict(recorder.stream_events),
+            "streams_renewed": recorder.streams_renewed,
+            "streams_closed": recorder.streams_closed,
+            "gaps": recorder.gaps,
+        },
     }
 
 
@@ -632,21 +774,40 @@ def run_step(tables, args, server, pg_name) -> dict:
     indexed = list(enumerate(tables))
     count = max(1, min(args.generators, len(tables)))
     live = args.mode == "live"
-    jobs = [(indexed[i::count], args.port, window, args.seed, live) for i in range(count)]
+    restart_at = getattr(args, "restart_at", None)
+    hup = window[0] + restart_at if restart_at is not None else None
+    jobs = [(indexed[i::count], args.port, window, args.seed, live, hup) for i in range(count)]
+    wall = window[1] - window[0]
     # Forked: the tables and sessions are already in memory, and no connection is open.
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(count, mp_context=context) as pool:
         futures = [pool.submit(generate_in_process, job) for job in jobs]
         loadavg_before = os.getloadavg()[0]
         time.sleep(max(0.0, window[0] - time.monotonic()))
-        cpu = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
-        per_worker = server.worker_cpu_seconds()
-        time.sleep(max(0.0, window[1] - time.monotonic()))
-        cpu_after = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
-        per_worker_after = server.worker_cpu_seconds()
+        if hup is None:
+            cpu = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
+            per_worker = server.worker_cpu_seconds()
+            time.sleep(max(0.0, window[1] - time.monotonic()))
+            cpu_after = (server.cpu_seconds(), pg_cpu(pg_name), machine_busy_seconds())
+            per_worker_after = server.worker_cpu_seconds()
+            used = {
+                "server_cpu": (cpu_after[0] - cpu[0]) / wall,
+                # Busiest first; a worker replaced during the step is left out.
+                "worker_cpu": sorted(
+                    (
+                        (after - per_worker[pid]) / wall
+                        for pid, after in per_worker_after.items()
+                        if pid in per_worker
+                    ),
+                    reverse=True,
+                ),
+                "postgres_cpu": (cpu_after[1] - cpu[1]) / wall if pg_name else None,
+                "machine_cpu": (cpu_after[2] - cpu[2]) / wall,
+            }
+        else:
+            used = watch_restart(server, pg_name, window, hup)
         loadavg = os.getloadavg()[0]
         parts = [future.result() for future in futures]
-    wall = window[1] - window[0]
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: Counter[str] = Counter()
     causes: Counter[str] = Counter()
@@ -686,18 +847,7 @@ def run_step(tables, args, server, pg_name) -> dict:
         # New connections: a worker answering "Connection: close" (cardclub/spread.py) costs one.
         "connections_per_s": sum(part["connections"] for part in parts) / wall,
         "loadgen_cpu": sum(part["cpu"] for part in parts) / wall,
-        "server_cpu": (cpu_after[0] - cpu[0]) / wall,
-        # Busiest first; a worker replaced during the step is left out.
-        "worker_cpu": sorted(
-            (
-                (after - per_worker[pid]) / wall
-                for pid, after in per_worker_after.items()
-                if pid in per_worker
-            ),
-            reverse=True,
-        ),
-        "postgres_cpu": (cpu_after[1] - cpu[1]) / wall if pg_name else None,
-        "machine_cpu": (cpu_after[2] - cpu[2]) / wall,
+        **{figure: value for figure, value in used.items() if figure != "hup_sent"},
         "lag_p99": max(percentile(part["lag"], 0.99) for part in parts),
         "sizes": {
             game: {kind: sizes_of(values) for kind, values in kinds_.items()}
@@ -705,6 +855,92 @@ def run_step(tables, args, server, pg_name) -> dict:
         },
         "loadavg": loadavg,
         "loadavg_before": loadavg_before,
+        **(
+            {"restart": restart_figures(parts, used["hup_sent"] - window[0], latencies, wall)}
+            if hup is not None
+            else {}
+        ),
+    }
+
+
+def watch_restart(server, pg_name, window, hup) -> dict:
+    """--restart-at: the server's master told to restart (SIGHUP: gunicorn starts new workers
+    and stops the old ones gracefully) at ``hup``, and the CPU over the window of each process
+    of the server and of PostgreSQL, read every SAMPLE_SECONDS: the old workers (and their
+    database backends) end within the window and the new ones start in it, so reading the
+    total at each end, as without a restart, would lose what the old ones used. What a process
+    used after its last reading is lost (less than SAMPLE_SECONDS of it)."""
+    master = server.process.pid
+
+    def serving(pid, ppid, _cmd):
+        return pid == master or ppid == master
+
+    def database(_pid, _ppid, cmd):
+        return cmd.startswith("postgres:") and pg_name in cmd
+
+    def read():
+        return cpu_by_process(serving), cpu_by_process(database) if pg_name else {}
+
+    first = read()
+    last = ({**first[0]}, {**first[1]})
+    machine = machine_busy_seconds()
+    sent = None
+    while True:
+        now = time.monotonic()
+        if sent is None and now >= hup:
+            os.kill(master, signal.SIGHUP)
+            sent = now
+        if now >= window[1]:
+            break
+        wake = min(window[1], now + SAMPLE_SECONDS, hup if sent is None else window[1])
+        time.sleep(max(0.0, wake - now))
+        for seen, now_ in zip(last, read(), strict=True):
+            seen.update(now_)
+    wall = window[1] - window[0]
+    server_used = {pid: cpu - first[0].get(pid, 0.0) for pid, cpu in last[0].items()}
+    return {
+        "server_cpu": sum(server_used.values()) / wall,
+        # The old workers and the new, busiest first (neither lived the whole step).
+        "worker_cpu": sorted(
+            (used / wall for pid, used in server_used.items() if pid != master), reverse=True
+        ),
+        "postgres_cpu": (
+            sum(cpu - first[1].get(pid, 0.0) for pid, cpu in last[1].items()) / wall
+            if pg_name
+            else None
+        ),
+        "machine_cpu": (machine_busy_seconds() - machine) / wall,
+        "hup_sent": sent,
+    }
+
+
+def restart_figures(parts: list[dict], hup_at: float, latencies, wall: float) -> dict:
+    """What --restart-at's HUP did: the streams renewed, ended without a renew and opened
+    again, how long pages went without a stream, and the requests and errors of the
+    RESTART_SECONDS after it beside the step's average."""
+    events: Counter[str] = Counter()
+    requests: Counter[str] = Counter()
+    causes: Counter[str] = Counter()
+    gaps: list[float] = []
+    for part in parts:
+        restart = part["restart"]
+        events.update(restart["stream_events"])
+        requests.update(restart["requests"])
+        causes.update(restart["causes"])
+        gaps += restart["gaps"]
+    return {
+        "at": hup_at,
+        "renew": events["renew"],
+        "streams_renewed": sum(part["restart"]["streams_renewed"] for part in parts),
+        "closed": events["closed"],
+        "streams_closed": sum(part["restart"]["streams_closed"] for part in parts),
+        "reopened": events["reopened"],
+        "reopen_failed": events["reopen failed"],
+        "gap_p50": percentile(gaps, 0.50),
+        "gap_max": max(gaps, default=0.0),
+        "requests": dict(requests.most_common()),
+        "requests_average": requests_per_second(latencies, wall) * RESTART_SECONDS,
+        "causes": dict(causes.most_common()),
     }
 
 
@@ -804,7 +1040,10 @@ def run_database(args) -> dict:
         # A worker killed (its heartbeat missed, or out of memory) is replaced by a new pid.
         "workers_replaced": len(set(idle) - set(after["pids"])),
     }
-    return {"db": args.db[0], "mode": args.mode, "steps": steps, "memory": memory}
+    result = {"db": args.db[0], "mode": args.mode, "steps": steps, "memory": memory}
+    if args.restart_at is not None:
+        result["restart_at"] = args.restart_at
+    return result
 
 
 QUIET_SECONDS = 5
@@ -891,6 +1130,8 @@ def run_child(db: str, mode: str, args, workdir: Path, tables=None, root=None) -
     command += ["--workers", str(args.workers), "--generators", str(args.generators)]
     command += ["--workdir", str(workdir)]
     command += ["--child-output", str(out)]
+    if args.restart_at is not None:
+        command += ["--restart-at", str(args.restart_at)]
     if root is not None:
         command += ["--served-root", str(root)]
     try:
@@ -1005,8 +1246,9 @@ def report(results: list[dict]) -> list[str]:
                 f"{per_request(step, 'loadgen_cpu'):.1f}, server {per_request(step, 'server_cpu'):.1f}"
             )
             if step.get("worker_cpu"):
+                replaced = " (old and new: the HUP replaced them)" if "restart" in step else ""
                 lines.append(
-                    "  server workers (cores, busiest first): "
+                    f"  server workers{replaced} (cores, busiest first): "
                     + ", ".join(f"{cores:.2f}" for cores in step["worker_cpu"])
                     + f"; new connections {step['connections_per_s']:.1f}/s"
                 )
@@ -1035,8 +1277,27 @@ def report(results: list[dict]) -> list[str]:
                 )
             for sample in step["error_samples"]:
                 lines.append(f"    {sample}")
+            if "restart" in step:
+                lines.extend(restart_report(step["restart"]))
     lines.extend(fragment_report(results))
     return lines
+
+
+def restart_report(restart: dict) -> list[str]:
+    """--restart-at's lines of a step: first what the HUP did to the pages' streams, then the
+    RESTART_SECONDS after it, the errors by cause above all (what the members saw)."""
+    requests = ", ".join(f"{kind} {n}" for kind, n in restart["requests"].items())
+    causes = ", ".join(f"{cause} x{n}" for cause, n in restart["causes"].items())
+    return [
+        f"  restart (HUP to the master) at {restart['at']:.1f} s: renew heard "
+        f"{restart['renew']} ({restart['streams_renewed']} streams), ended without renew "
+        f"{restart['closed']} ({restart['streams_closed']} streams), reopened "
+        f"{restart['reopened']}, reopening failed {restart['reopen_failed']}; without an open "
+        f"stream p50 {restart['gap_p50']:.2f} s, longest {restart['gap_max']:.2f} s",
+        f"  in the {RESTART_SECONDS:.0f} s after the HUP: {sum(restart['requests'].values())} "
+        f"requests (the step's average {restart['requests_average']:.0f}): {requests or 'none'}",
+        f"  errors in the {RESTART_SECONDS:.0f} s after the HUP: {causes or 'none'}",
+    ]
 
 
 def per_request(step: dict, figure: str) -> float:
@@ -1139,10 +1400,23 @@ def main(argv: list[str] | None = None) -> int:
         help="another checkout (e.g. a git worktree of the commit before), served in turn with "
         "this one at each step; the targets are this checkout's",
     )
+    parser.add_argument(
+        "--restart-at",
+        type=float,
+        metavar="SECONDS",
+        help="live mode: this many seconds into each step's measured window, restart the "
+        "server as a deploy does (SIGHUP to gunicorn's master); the pages' streams are opened "
+        "again as live.js does, and the step's report says what the restart cost",
+    )
     parser.add_argument("--served-root", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     parser.add_argument("--child-output", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.restart_at is not None:
+        if args.mode != "live":
+            parser.error("--restart-at needs --mode live: only the pages' streams reconnect")
+        if not 0 <= args.restart_at < args.duration:
+            parser.error("--restart-at must fall within the measured window (--duration)")
     if args.child_output:  # one database, in this process
         args.db = [args.db]
         Path(args.child_output).write_text(json.dumps(run_database(args)))
@@ -1188,6 +1462,12 @@ def main(argv: list[str] | None = None) -> int:
                     else f"not within 20 % of idle after {RECOVERY_SECONDS} s"
                 )
                 + f"; workers replaced: {m['workers_replaced']}"
+                + (
+                    " (after the first step's; --restart-at's HUP replaces every worker at each "
+                    "step on purpose, so this counts those HUPs as well as any crash)"
+                    if result.get("restart_at") is not None
+                    else ""
+                )
             )
     ok, lines = verdict(results, args.tables)
     print("\n" + "\n".join(lines))
