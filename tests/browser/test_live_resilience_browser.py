@@ -256,6 +256,8 @@ def test_a_server_stopped_for_a_deploy_hands_its_pages_to_the_next_without_a_fet
         before = len(requests)
         servers[0].process.terminate()
         servers[0].process.wait(timeout=8)
+        # Told to renew, the page has no stream until the next server answers.
+        expect(page.locator('[data-live="table"][data-stream="closed"]')).to_have_count(1)
         servers.append(start_app_server(env, listening=listening))
         expect(page.locator('[data-live="table"][data-stream="open"]')).to_have_count(
             1, timeout=15000
