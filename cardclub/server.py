@@ -13,9 +13,9 @@
   whichever server answers, a moment later spread at random, and fetches nothing before, since
   a stream's first event is the current state. Cutting the connections instead made every
   page of the stopped worker fetch its table at once, as after a failure: a burst at the new
-  workers while they start, which refused members' moves with 503 (``tests/bench/
-  bench_capacity.py --restart-at``). A stream that has not ended ``STREAM_STOP_GRACE`` seconds later (a
-  client that reads nothing) is cut.
+  workers while they start, which refused members' moves with 503 (measured by
+  ``tests/bench/bench_capacity.py --restart-at``). A stream that has not ended
+  ``STREAM_STOP_GRACE`` seconds later (a client that reads nothing) is cut.
 - **Keep-alive long enough for a member who thinks.** gunicorn's default (2 s) closed most
   idle connections just before a member's next move, which then paid a new connection. The
   commands below keep an idle connection ``KEEP_ALIVE`` seconds, a little longer than a
