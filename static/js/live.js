@@ -215,17 +215,24 @@
       });
     }
 
+    // The stream closed for good by the page (EventSource would otherwise retry on its own).
+    function closeStream() {
+      var es = source;
+      source = null;
+      if (es) {
+        es.close();
+        streamClosed(es);
+      }
+      openedAt = 0;
+      mark(false);
+    }
+
     // The server is stopping and said so: the page missed nothing (the next stream starts with
     // the current version, and the page fetches once it opens, as after any break), so it
     // fetches nothing now, says nothing (it is not a failure), and opens the next stream at a
     // random moment within RENEW_SPREAD_MS, polling only if that one cannot open.
     function renew() {
-      var es = source;
-      source = null;
-      es.close();
-      streamClosed(es);
-      openedAt = 0;
-      mark(false);
+      closeStream();
       reconnectAt = Date.now() + Math.random() * RENEW_SPREAD_MS;
       lastPoll = reconnectAt;
     }
@@ -235,17 +242,10 @@
     // missed (after a failure: a stream merely renewed brings the current version first), and
     // open another after the back-off.
     function drop(failure) {
-      var es = source;
       if (failure && link.everOpen) missed = true;
-      source = null;
-      if (es) {
-        es.close();
-        streamClosed(es);
-      }
       var wasOpen = link.streaming;
       if (openedAt && Date.now() - openedAt >= STABLE_MS) streamBackoff.reset();
-      openedAt = 0;
-      mark(false);
+      closeStream();
       if (!failure) {
         // Renewed: at once, and no poll meanwhile.
         reconnectAt = 0;

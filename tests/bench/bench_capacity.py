@@ -774,8 +774,7 @@ def run_step(tables, args, server, pg_name) -> dict:
     indexed = list(enumerate(tables))
     count = max(1, min(args.generators, len(tables)))
     live = args.mode == "live"
-    restart_at = getattr(args, "restart_at", None)
-    hup = window[0] + restart_at if restart_at is not None else None
+    hup = window[0] + args.restart_at if args.restart_at is not None else None
     jobs = [(indexed[i::count], args.port, window, args.seed, live, hup) for i in range(count)]
     wall = window[1] - window[0]
     # Forked: the tables and sessions are already in memory, and no connection is open.
@@ -921,19 +920,21 @@ def restart_figures(parts: list[dict], hup_at: float, latencies, wall: float) ->
     events: Counter[str] = Counter()
     requests: Counter[str] = Counter()
     causes: Counter[str] = Counter()
+    streams: Counter[str] = Counter()
     gaps: list[float] = []
     for part in parts:
         restart = part["restart"]
         events.update(restart["stream_events"])
         requests.update(restart["requests"])
         causes.update(restart["causes"])
+        streams.update(renewed=restart["streams_renewed"], closed=restart["streams_closed"])
         gaps += restart["gaps"]
     return {
         "at": hup_at,
         "renew": events["renew"],
-        "streams_renewed": sum(part["restart"]["streams_renewed"] for part in parts),
+        "streams_renewed": streams["renewed"],
         "closed": events["closed"],
-        "streams_closed": sum(part["restart"]["streams_closed"] for part in parts),
+        "streams_closed": streams["closed"],
         "reopened": events["reopened"],
         "reopen_failed": events["reopen failed"],
         "gap_p50": percentile(gaps, 0.50),
