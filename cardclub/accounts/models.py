@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from cardclub import rows
+
 
 class Preferences(models.Model):
     user = models.OneToOneField(
@@ -59,7 +61,10 @@ class Preferences(models.Model):
         """Whether ``user`` asked for the turn sound; off for anyone without a saved choice."""
         if not getattr(user, "is_authenticated", False):
             return False
-        return bool(cls.objects.filter(user=user, turn_sound=True).exists())
+        # A plain statement (cardclub/rows.py): every table page asks, and building the ORM's
+        # exists() cost more than the answer.
+        where = "user_id = %s AND turn_sound = %s LIMIT 1"
+        return rows.values(cls, ("id",), where, [user.pk, True]) is not None
 
     @classmethod
     def refuses_challenges(cls, user) -> bool:

@@ -3,11 +3,16 @@ who watches. Kept with the match (deleted with it), never about cards."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+
 from django.conf import settings
-from django.db import models
+from django.db import connections, models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from cardclub import rows
 from games.models import Match
 
 
@@ -51,3 +56,59 @@ class Message(models.Model):
     @property
     def is_hidden(self) -> bool:
         return self.hidden_at is not None
+
+    @classmethod
+    def shown_to(cls, match_id: int, reader_id: int | None, limit: int) -> list[Line]:
+        """The table's latest ``limit`` messages, oldest first, as ``reader_id`` is shown them:
+        a hidden message keeps its text for its author only. One plain statement
+        (``cardclub/rows.py``): every match page draws the chat, and building this read and
+        its members through the ORM cost the page about a tenth of its CPU (issue 34)."""
+        lines = []
+        for text, created_at, hidden_at, author_id, author_name in rows.every(
+            _latest_statement(), [match_id, limit]
+        ):
+            hidden_at = rows.converted(cls, "hidden_at", hidden_at)
+            mine = author_id == reader_id
+            lines.append(
+                Line(
+                    author_name=author_name,
+                    text=text if hidden_at is None or mine else "",
+                    created_at=rows.converted(cls, "created_at", created_at),
+                    hidden=hidden_at is not None,
+                    mine=mine,
+                )
+            )
+        lines.reverse()
+        return lines
+
+
+@dataclass(frozen=True)
+class Line:
+    """One message as the chat shows it to one reader."""
+
+    author_name: str
+    text: str
+    created_at: datetime
+    hidden: bool
+    mine: bool
+
+
+@cache
+def _latest_statement(using: str = "default") -> str:
+    """A table's newest messages first, each with its author's name (``%s``: the match, how
+    many)."""
+    member = Message.author.field.related_model
+    quote = connections[using].ops.quote_name
+
+    def column(model, name: str, alias: str) -> str:
+        return rows.columns(model, (name,), using, f"{alias}.")
+
+    shown = rows.columns(Message, ("text", "created_at", "hidden_at", "author"), using, "c.")
+    return (
+        f"SELECT {shown}, {column(member, member.USERNAME_FIELD, 'm')}"
+        f" FROM {quote(Message._meta.db_table)} c INNER JOIN {quote(member._meta.db_table)} m"
+        f" ON {column(member, member._meta.pk.name, 'm')} = {column(Message, 'author', 'c')}"
+        f" WHERE {column(Message, 'match', 'c')} = %s"
+        f" ORDER BY {column(Message, 'created_at', 'c')} DESC, {column(Message, 'id', 'c')} DESC"
+        " LIMIT %s"
+    )

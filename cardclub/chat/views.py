@@ -26,14 +26,7 @@ from .models import Message
 def chat_context(match: Match, user, form: MessageForm | None = None, focus: bool = False):
     """What the chat shows this reader: the table's latest messages, each hidden one shown to its
     author as hidden and to everyone else as a bare line; the form for seated members."""
-    shown = list(
-        Message.objects.filter(match_id=match.pk)
-        .select_related("author")
-        .order_by("-created_at", "-pk")[: settings.CHAT_SHOWN]
-    )
-    shown.reverse()
-    for message in shown:
-        message.mine = message.author_id == user.pk
+    shown = Message.shown_to(match.pk, user.pk, settings.CHAT_SHOWN)
     writer = actions.may_write(match, user)
     return {
         "match": match,

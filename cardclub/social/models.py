@@ -9,9 +9,10 @@ other and a rematch starts one new match, never two.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cache
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import connection, connections, models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -281,8 +282,18 @@ class Watcher(models.Model):
 
     @classmethod
     def recent(cls, now=None):
-        since = (now or timezone.now()) - timedelta(seconds=settings.WATCHING_WITHIN)
-        return cls.objects.filter(seen_at__gte=since)
+        return cls.objects.filter(seen_at__gte=cls._since(now))
+
+    @classmethod
+    def _since(cls, now=None):
+        return (now or timezone.now()) - timedelta(seconds=settings.WATCHING_WITHIN)
+
+    @classmethod
+    def names_at(cls, match_id: int, now=None) -> list[tuple[int, str]]:
+        """Who has had the match's page open lately, as (member id, name) by name, seated or
+        not: one plain statement (``cardclub/rows.py``), as every table page asks."""
+        since = connection.ops.adapt_datetimefield_value(cls._since(now))
+        return rows.every(_watching_statement(), [match_id, since])
 
 
 class Takeback(models.Model):
@@ -327,3 +338,21 @@ class Takeback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id}#{self.seq}: {self.status}"
+
+
+@cache
+def _watching_statement(using: str = "default") -> str:
+    member = Watcher.user.field.related_model
+    quote = connections[using].ops.quote_name
+
+    def column(model, name: str, alias: str) -> str:
+        return rows.columns(model, (name,), using, f"{alias}.")
+
+    name = column(member, member.USERNAME_FIELD, "m")
+    return (
+        f"SELECT {column(Watcher, 'user', 'w')}, {name}"
+        f" FROM {quote(Watcher._meta.db_table)} w INNER JOIN {quote(member._meta.db_table)} m"
+        f" ON {column(member, member._meta.pk.name, 'm')} = {column(Watcher, 'user', 'w')}"
+        f" WHERE {column(Watcher, 'match', 'w')} = %s AND {column(Watcher, 'seen_at', 'w')} >= %s"
+        f" ORDER BY {name}"
+    )

@@ -118,14 +118,7 @@ def watchers(match, seats):
     from cardclub.social.models import Watcher
 
     seated = {seat.user_id for seat in seats if seat.user_id}
-    names = [
-        name
-        for user_id, name in Watcher.recent()
-        .filter(match_id=match.pk)
-        .order_by("user__username")
-        .values_list("user_id", "user__username")
-        if user_id not in seated
-    ]
+    names = [name for user_id, name in Watcher.names_at(match.pk) if user_id not in seated]
     return {"names": names}
 
 

@@ -4,7 +4,7 @@ input is refused with a message and saves nothing; the rate limit; hidden messag
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.urls import reverse
@@ -258,6 +258,29 @@ def test_a_hidden_message_shows_to_its_author_as_hidden_and_to_others_as_a_line(
     # The admin may show it again.
     admin.post(changelist, {"action": "show", "_selected_action": [ugly.pk]})
     assert "algo feo" in chat_html(client_for(bob), match)
+
+
+def test_a_hidden_message_s_words_are_handed_to_nobody_but_its_author(match, alice, bob):
+    Message.objects.create(match=match, author=alice, text="algo feo", hidden_at=timezone.now())
+    assert [(line.text, line.hidden) for line in Message.shown_to(match.pk, bob.pk, 10)] == [
+        ("", True)
+    ]
+    assert [line.text for line in Message.shown_to(match.pk, alice.pk, 10)] == ["algo feo"]
+
+
+def test_the_chat_shows_the_latest_messages_oldest_first_at_the_club_s_time(
+    client_for, match, alice, bob, settings
+):
+    settings.CHAT_SHOWN, settings.TIME_ZONE = 3, "Europe/Madrid"
+    noon_in_madrid = datetime(2026, 12, 5, 11, 0, tzinfo=UTC)
+    for n in range(5):
+        # The last two at one instant: the one written last is shown last.
+        at = noon_in_madrid + timedelta(minutes=min(n, 3))
+        Message.objects.create(match=match, author=(alice, bob)[n % 2], text=f"m{n}", created_at=at)
+    html = chat_html(client_for(bob), match)
+    assert re.findall(r'chat-text">(m\d)<', html) == ["m2", "m3", "m4"]
+    assert re.findall(r'chat-author">(\w+)<', html) == ["alice", "bob", "alice"]
+    assert re.findall(r">(\d\d:\d\d)</time>", html) == ["12:02", "12:03", "12:03"]
 
 
 def test_the_push_is_published_after_the_commit_with_only_the_message_id(

@@ -4,9 +4,13 @@ address."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from cardclub.social.models import Watcher
 from games import writes
 from games.models import Match
 from tests.web.table_helpers import start_match, variant
@@ -31,6 +35,20 @@ def test_the_being_played_page_lists_live_matches_with_moves_and_spectators(
     # The table names its spectators (never the seated members).
     page = client_for(alice).get(match.get_absolute_url()).content.decode()
     assert "1 mirando: charlie" in page
+
+
+def test_a_table_names_its_spectators_by_name_until_they_have_been_away_too_long(
+    alice, bob, charlie, make_member, client_for, settings
+):
+    match = start_match("escoba", [alice, bob])
+    ana = make_member("ana")
+    for spectator in (charlie, ana):
+        client_for(spectator).get(match.get_absolute_url())
+    alice_client = client_for(alice)
+    assert "2 mirando: ana, charlie" in alice_client.get(match.get_absolute_url()).content.decode()
+    gone = timezone.now() - timedelta(seconds=settings.WATCHING_WITHIN + 1)
+    Watcher.objects.filter(user=ana).update(seen_at=gone)
+    assert "1 mirando: charlie" in alice_client.get(match.get_absolute_url()).content.decode()
 
 
 def test_the_being_played_page_costs_a_fixed_number_of_queries(
