@@ -30,8 +30,8 @@ members of one generator process, each idle connection dropped after ``keepalive
 connection the server has already closed is not reused, and ``timeout`` seconds to connect and
 then as many for the request to be sent and its whole answer read (httpx timed each read: the
 club sends an answer at once, so the two differ only for an answer that trickles in). A connection the server closes under a request raises
-:class:`ConnectionClosed` (a :class:`TransportError`); the benchmark's rule of sending a GET once
-more is its own (``Person.request``). A timeout raises :class:`Timeout`, also a
+:class:`ConnectionClosed` (a :class:`TransportError`), which says whether a browser would send
+the request again; the benchmark's sending it again is its own (``Person.request``). A timeout raises :class:`Timeout`, also a
 :class:`TransportError`, that the benchmark does not retry.
 """
 
@@ -52,7 +52,17 @@ class TransportError(Exception):
 
 
 class ConnectionClosed(TransportError):
-    """The server closed the connection (or it failed) before the whole answer arrived."""
+    """The server closed the connection (or it failed) before the whole answer arrived.
+
+    ``resendable``: the connection had served an earlier request and not one byte of this
+    answer came. Chromium then sends the request again on a new connection, a POST as well as
+    a GET (measured with Debian's Chromium 156: a ``fetch`` POST whose kept-alive connection
+    was closed as it arrived was sent again and answered 200): a server may close an idle
+    connection at the moment a request is sent on it, and that request was never served."""
+
+    def __init__(self, message: str, resendable: bool = False):
+        super().__init__(message)
+        self.resendable = resendable
 
 
 class ConnectError(TransportError):
@@ -134,11 +144,13 @@ def decoded(body: bytes, encoding: str | None) -> bytes:
 
 
 class Connection:
-    __slots__ = ("reader", "writer", "idle_since")
+    __slots__ = ("reader", "writer", "idle_since", "served", "answering")
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self.reader, self.writer = reader, writer
         self.idle_since = 0.0
+        self.served = 0  # whole answers read on it
+        self.answering = False  # some of the current request's answer has come
 
     @property
     def usable(self) -> bool:
@@ -223,10 +235,13 @@ class Client:
             raise Timeout(f"{method} {path}") from None
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as error:
             connection.close()
-            raise ConnectionClosed(type(error).__name__) from None
+            answered = connection.answering or bool(getattr(error, "partial", b""))
+            resendable = connection.served > 0 and not answered
+            raise ConnectionClosed(type(error).__name__, resendable) from None
         except BaseException:
             connection.close()
             raise
+        connection.served += 1
         if reusable:
             connection.idle_since = time.monotonic()
             self.idle.append(connection)
@@ -238,9 +253,11 @@ class Client:
         self, connection: Connection, message: bytes, method: str
     ) -> tuple[Response, bool]:
         reader, writer = connection.reader, connection.writer
+        connection.answering = False
         writer.write(message)
         await writer.drain()
         head = await reader.readuntil(b"\r\n\r\n")
+        connection.answering = True
         status, headers, cookies = parse_head(head)
         while 100 <= status < 200:  # an interim answer: the real one follows
             head = await reader.readuntil(b"\r\n\r\n")
