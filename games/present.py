@@ -220,6 +220,9 @@ def table_context(match: Match, user, state=None, error: str | None = None) -> d
         "error": error,
         # A finished match stays live while it offers a rematch (its answers redraw the table).
         "poll": match.status in (Match.Status.OPEN, Match.Status.PLAYING) or facts.offers_rematch,
+        # A match ended by a resignation, a time-out or an abandon keeps the engine's state as
+        # it was, someone still to move in it: the tables then name nobody's turn.
+        "stopped": match.status in (Match.Status.FINISHED, Match.Status.ABANDONED),
         # The push stream brings each move at once; only while it is down does static/js/live.js
         # poll. While a bot is to move, its moves come every half second or so (the worker's
         # pause): the fallback then looks more often, so each shows as its own step.

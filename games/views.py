@@ -467,6 +467,8 @@ def replay(request, pk):
         "card_template": app.template("card.html"),
         "last_lines": describe_events(app.present, view["last_moves"], seat_names(seats)),
         "replaying": True,
+        # Each step is shown as it was played, whoever was to move then.
+        "stopped": False,
         "rules": describe_options(match.game, match.options),
         "rules_url": match.get_rules_url(),
     }

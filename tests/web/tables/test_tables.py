@@ -252,6 +252,32 @@ def test_resigning_ends_the_match_and_ranks_the_resigner_last(
     assert "hx-trigger" not in page
 
 
+TURN_WORDS = re.compile(r'class="turn-line"|to-move|is playing|is deciding|decides whether')
+
+
+@pytest.mark.parametrize("game", ["schotten_totten", "escoba", "scout"])
+def test_a_match_ended_by_a_resignation_names_nobody_s_turn(
+    game, alice, bob, charlie, client_for, settings
+):
+    settings.REMATCH_WITHIN = 0
+    match = start_match(game, [alice, bob])
+
+    def pages():
+        for member in (bob, charlie):  # a seat and a spectator
+            yield (
+                client_for(member)
+                .get(match.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="en")
+                .content.decode()
+            )
+
+    assert all(TURN_WORDS.search(page) for page in pages())
+    # The engine's state still has someone to move: only the resignation ended the match.
+    writes.resign(match.pk, alice)
+    for page in pages():
+        assert "The match is over" in page
+        assert not TURN_WORDS.search(page), TURN_WORDS.search(page)
+
+
 def test_an_unchanged_poll_answers_204_and_a_changed_one_the_table(match, alice, bob, client_for):
     client = client_for(alice)
     poll = reverse("games:poll", args=[match.pk])
