@@ -66,7 +66,8 @@ class Option:
 
     ``label`` and ``help`` are English source strings; the web layer translates them.
     ``choices`` is a tuple of ``(value, label)`` pairs for a choice; ``min_value``/``max_value``
-    bound an int.
+    bound an int, and ``zero`` is what an int of 0 means when it means more than the number (an
+    English source string, shown in its place).
     """
 
     name: str
@@ -77,6 +78,7 @@ class Option:
     choices: tuple[tuple[Any, str], ...] = field(default=())
     min_value: int | None = None
     max_value: int | None = None
+    zero: str = ""
 
 
 def resolve_options(options_spec: tuple[Option, ...], given: dict | None) -> dict:

@@ -190,6 +190,8 @@ def describe_options(game: str, options: dict) -> list[tuple[str, str]]:
             shown = next((_(label) for v, label in opt.choices if v == value), str(value))
         elif opt.kind == "bool":
             shown = _("yes") if value else _("no")
+        elif value == 0 and opt.zero:
+            shown = _(opt.zero)
         else:
             shown = str(value)
         rows.append((_(opt.label), shown))
@@ -338,6 +340,12 @@ def with_partners(seats: list[PublicSeat], view: dict) -> list[PublicSeat]:
     return marked
 
 
+def _ended(sentence: str) -> str:
+    """The sentence with one full stop, or none after its own "!" ("… — ¡Escoba!")."""
+    sentence = sentence.rstrip(".")
+    return sentence if sentence.endswith(("!", "?", "…")) else sentence + "."
+
+
 def just_happened(present: Presentation, view: dict, seats) -> dict | None:
     """The last move for the table's "just happened" strip and the screen-reader announcement:
     one sentence per event it made, and the cards it placed, captured, claimed or scouted.
@@ -355,7 +363,7 @@ def just_happened(present: Presentation, view: dict, seats) -> dict | None:
         for line in lines
     ]
     return {
-        "sentence": ". ".join(s.rstrip(".") for s in sentences) + ".",
+        "sentence": " ".join(_ended(sentence) for sentence in sentences),
         "cards": ids,
         "ids": " ".join(ids),
         "seat": lines[0]["seat"],

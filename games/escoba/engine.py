@@ -130,6 +130,9 @@ OPTIONS: tuple[Option, ...] = (
         ),
         min_value=0,
         max_value=200,
+        zero=gettext_noop(
+            "By the number of players: 21 with two players or two pairs, 31 otherwise"
+        ),
     ),
     Option(
         name="pairs",
