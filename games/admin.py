@@ -305,7 +305,12 @@ class SeatInline(admin.TabularInline):
     extra = 0
     fields = ["index", "user", "bot_level", "to_move", "resigned", "timed_out", "score", "rank"]
     readonly_fields = fields
+    # Seats are taken, left and ended by the club's own actions (games/writes.py), never here:
+    # a seat added or removed under a match would break the game its state is dealt for.
     can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Match)

@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, connections, models
 from django.db.models import signals
 from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from cardclub import rows
@@ -303,10 +303,12 @@ class Match(models.Model):
     )
     options = models.JSONField(_("rules in force"), default=dict)
     players = models.PositiveSmallIntegerField(_("players"))
-    seed = models.BigIntegerField(default=new_seed, editable=False)
-    state = models.JSONField(null=True, blank=True, editable=False)
-    version = models.PositiveIntegerField(default=0)
-    moves_played = models.PositiveIntegerField(default=0, editable=False)
+    seed = models.BigIntegerField(
+        pgettext_lazy("the deal", "seed"), default=new_seed, editable=False
+    )
+    state = models.JSONField(_("state"), null=True, blank=True, editable=False)
+    version = models.PositiveIntegerField(_("version"), default=0)
+    moves_played = models.PositiveIntegerField(_("moves played"), default=0, editable=False)
     status = models.CharField(
         _("status"), max_length=12, choices=Status.choices, default=Status.OPEN, db_index=True
     )
@@ -344,8 +346,12 @@ class Match(models.Model):
     clock_increment = models.PositiveIntegerField(_("seconds added per move"), default=0)
     clock_days = models.PositiveSmallIntegerField(_("days per move"), null=True, blank=True)
     clock_left = models.JSONField(_("time left (ms)"), null=True, blank=True, editable=False)
-    clock_turn_started = models.DateTimeField(null=True, blank=True, editable=False)
-    clock_deadline = models.DateTimeField(null=True, blank=True, db_index=True, editable=False)
+    clock_turn_started = models.DateTimeField(
+        _("turn started"), null=True, blank=True, editable=False
+    )
+    clock_deadline = models.DateTimeField(
+        _("clock runs out"), null=True, blank=True, db_index=True, editable=False
+    )
     # What the lists of matches show (the lobby, "your matches"), written by every action in the
     # save it makes anyway (see ``summarize``): a list reads this short column instead of
     # decoding each match's state and fetching its seats and members. Per seat in order:
@@ -652,21 +658,24 @@ class Match(models.Model):
 
 
 class Seat(models.Model):
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
-    index = models.PositiveSmallIntegerField()
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="seats", verbose_name=_("match")
+    )
+    index = models.PositiveSmallIntegerField(_("seat"))
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="seats",
+        verbose_name=_("member"),
     )
-    bot_level = models.CharField(max_length=8, choices=BOT_LEVELS, blank=True)
-    to_move = models.BooleanField(default=False)
-    resigned = models.BooleanField(default=False)
-    score = models.IntegerField(null=True, blank=True)
-    rank = models.PositiveSmallIntegerField(null=True, blank=True)
-    joined_at = models.DateTimeField(null=True, blank=True)
+    bot_level = models.CharField(_("bot level"), max_length=8, choices=BOT_LEVELS, blank=True)
+    to_move = models.BooleanField(_("to move"), default=False)
+    resigned = models.BooleanField(_("resigned"), default=False)
+    score = models.IntegerField(_("score"), null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
+    joined_at = models.DateTimeField(_("joined"), null=True, blank=True)
     # Lost on time in a match that goes on (Scout with 3 to 5): an easy bot plays the seat to
     # the end, the member keeps it for the record and ranks last. ``timed_out_after``: how many
     # moves had been played, so the game log and the replay place the time-out.
@@ -679,6 +688,8 @@ class Seat(models.Model):
 
     class Meta:
         ordering = ["match", "index"]
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
         constraints = [
             models.UniqueConstraint(fields=["match", "index"], name="unique_seat_index"),
             models.UniqueConstraint(
