@@ -169,3 +169,54 @@ def test_a_table_too_wide_for_a_phone_scrolls_in_its_box_and_says_so(
     assert boxes, "no table needed a sideways scroll at 390 px: the check checks nothing"
     # The hint: a shadow at the side where more is hidden (club.css, .table-scroll).
     assert all(b.count("radial-gradient") == 2 for b in boxes), boxes
+
+
+# Whatever sticks out past the right edge of the screen outside a box that scrolls sideways.
+STICKS_OUT = """() => {
+  const width = document.documentElement.clientWidth;
+  const scrolls = e => { for (let p = e.parentElement; p; p = p.parentElement)
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) return true;
+    return false; };
+  const out = [...document.querySelectorAll('body *')].filter(e => {
+      const r = e.getBoundingClientRect();
+      return r.width && r.height && r.right > width + 1 && !scrolls(e); })
+    .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)
+      + ' in ' + (e.parentElement.closest('[class]') || e.parentElement).className);
+  return {page: document.documentElement.scrollWidth, width, out: out.slice(0, 5)};
+}"""
+
+
+def test_a_member_with_a_very_long_name_scrolls_no_page_sideways_on_a_phone(
+    live_server, browser: Browser, make_member, alice
+):
+    from games.models import RuleVariant
+    from tests.web.table_helpers import start_match
+
+    # As long as the sign-up form and the profile allow: 150 characters without a space.
+    long = make_member("x" * 150, first_name="y" * 150, last_name="z" * 150)
+    RuleVariant.objects.create(
+        game="escoba", slug="long", name_es="ñ" * 100, name_en="n" * 100, options={}
+    )
+    tables = [start_match(game, [long, alice]).get_absolute_url() for game in registry.game_keys()]
+    # A table the long name opened, waiting in alice's lobby with its Join button.
+    from games import writes
+
+    writes.create_match(long, RuleVariant.objects.get(slug="long"), 2, ["open"])
+    page = phone_page(browser, live_server, alice)
+    wide = {}
+    for path in [
+        "/",
+        "/play/",
+        *tables,
+        f"/members/{long.username}/",
+        "/play/new/escoba/",
+    ]:
+        page.goto(live_server.url + path)
+        measured = page.evaluate(STICKS_OUT)
+        if measured["page"] > measured["width"] or measured["out"]:
+            wide[path] = measured
+        if path == "/play/":
+            # The table the long name opened: its Join button is on the screen as it is.
+            join = page.get_by_role("button", name="Unirme").bounding_box()
+            assert join["x"] >= 0 and join["x"] + join["width"] <= measured["width"], join
+    assert wide == {}, "\n".join(f"{p[:30]}: {m}" for p, m in wide.items())
