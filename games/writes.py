@@ -55,9 +55,19 @@ def create_match(
     return start_seated(user, variant, [user, *fillers], private=private)
 
 
+def refuse_if_ended(match: Match) -> None:
+    """Refuse a seat's change at a table that has ended, saying how it ended: a page left open
+    since, or a second tab, may still offer to join or leave it."""
+    if match.status == Match.Status.FINISHED:
+        raise ActionError(_("This match is over."))
+    if match.status == Match.Status.ABANDONED:
+        raise ActionError(_("This table was abandoned: nobody sits at it any more."))
+
+
 @retried
 def join_match(match_id: int, user) -> Match:
     match, seats = locked(match_id)
+    refuse_if_ended(match)
     if match.status != Match.Status.OPEN:
         raise ActionError(_("This table has already started."))
     if any(seat.user_id == user.pk for seat in seats):
@@ -87,6 +97,7 @@ def join_match(match_id: int, user) -> Match:
 def leave_match(match_id: int, user) -> Match:
     """Leave a table before it starts; the last member to leave closes it."""
     match, seats = locked(match_id)
+    refuse_if_ended(match)
     if match.status != Match.Status.OPEN:
         raise ActionError(_("The match has started: resign instead of leaving."))
     mine = next((seat for seat in seats if seat.user_id == user.pk), None)

@@ -12,7 +12,7 @@ from cardclub.ratings.models import Rating
 from games import writes
 from games.escoba import present
 from games.locking import ActionError
-from games.models import Match, MoveRecord, RuleVariant
+from games.models import Match, MoveRecord, RuleVariant, Seat
 from tests.web.table_helpers import (
     engine_state,
     hidden_cards_in,
@@ -276,6 +276,32 @@ def test_a_match_ended_by_a_resignation_names_nobody_s_turn(
     for page in pages():
         assert "The match is over" in page
         assert not TURN_WORDS.search(page), TURN_WORDS.search(page)
+
+
+def messages_after(response) -> list[str]:
+    return [str(message) for message in response.context["messages"]]
+
+
+def test_joining_or_leaving_an_ended_table_says_how_it_ended_and_changes_nothing(
+    alice, bob, charlie, client_for, settings
+):
+    settings.REMATCH_WITHIN = 0
+    over = start_match("escoba", [alice, bob])
+    writes.resign(over.pk, alice)
+    abandoned = writes.create_match(alice, variant("escoba"), 2, ["open"])
+    writes.leave_match(abandoned.pk, alice)
+    seats_before = list(Seat.objects.order_by("pk").values_list("pk", "user_id"))
+    cases = [
+        (charlie, "games:join", over, "Esta partida ya ha terminado."),
+        (alice, "games:leave", over, "Esta partida ya ha terminado."),
+        (charlie, "games:join", abandoned, "Esta mesa se abandonó: ya nadie se sienta en ella."),
+        (alice, "games:leave", abandoned, "Esta mesa se abandonó: ya nadie se sienta en ella."),
+    ]
+    for member, action, match, said in cases:
+        response = client_for(member).post(reverse(action, args=[match.pk]), follow=True)
+        assert response.status_code == 200
+        assert messages_after(response) == [said], (action, match.status)
+    assert list(Seat.objects.order_by("pk").values_list("pk", "user_id")) == seats_before
 
 
 def test_an_unchanged_poll_answers_204_and_a_changed_one_the_table(match, alice, bob, client_for):
