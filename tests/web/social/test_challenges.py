@@ -3,7 +3,7 @@ declined from it or the lobby; refused with a clear message when they may not be
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core import mail
@@ -202,3 +202,20 @@ def test_the_lobby_asks_first_whether_any_challenge_is_open_and_shows_them_while
     assert Challenge.any_open_concerning(bob)
     alice_client.post(reverse("social:challenge_decline", args=[second.pk]))
     assert not Challenge.any_open_concerning(bob) and not Challenge.any_open_concerning(alice)
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("es", "Abierto hasta el 09/12/2099 a las 00:29."), ("en", "Open until 12/09/2099 at 00:29.")],
+)
+def test_an_open_challenge_says_until_when_in_one_sentence(
+    language, said, alice, bob, client_for, settings
+):
+    settings.TIME_ZONE = "Europe/Madrid"
+    _challenge(client_for(alice), "bob")
+    challenge = Challenge.objects.get()
+    Challenge.objects.filter(pk=challenge.pk).update(
+        expires_at=datetime(2099, 12, 8, 23, 29, tzinfo=UTC)
+    )
+    page = client_for(bob).get(challenge.get_absolute_url(), HTTP_ACCEPT_LANGUAGE=language)
+    assert said in page.content.decode()
