@@ -559,3 +559,10 @@ def test_ratings_are_written_with_the_languages_decimal_separator_and_a_real_min
         assert decimal_maker(1)(2.46) == "2,5" and decimal_maker(1)(-0.01) == "0,0"
     with translation.override("en"):
         assert decimal_maker(1)(-3.14) == "\u22123.1"
+
+
+def test_a_rating_below_zero_is_written_with_a_minus_sign_on_the_leaderboard(alice, client_for):
+    Rating.objects.create(user=alice, game="escoba", ordinal=-1.84, games=12, provisional=False)
+    page = client_for(alice).get(reverse("ratings:leaderboard", args=["escoba"])).content.decode()
+    assert "Tu puntuación: \u22121,8." in page
+    assert "-1,8" not in page
