@@ -150,3 +150,12 @@ def test_a_member_edits_their_profile(alice_client, alice):
 
 def test_an_unknown_member_is_a_404(alice_client):
     assert alice_client.get(reverse("member", args=["nobody"])).status_code == 404
+
+
+def test_django_s_own_messages_on_the_sign_up_form_speak_to_a_member_as_tu(client):
+    page = client.get(reverse("signup"), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Tu contraseña no puede tener solo números." in page
+    refused = signup(client, username="dora luz").content.decode()
+    assert "Escribe un nombre de usuario válido" in refused
+    for formal in ("Su contraseña", "Introduza", "Introduzca", "Escoja"):
+        assert formal not in page + refused, formal

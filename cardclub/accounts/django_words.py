@@ -1,0 +1,28 @@
+"""Django's own messages that members read, in the club's Spanish.
+
+Django's Spanish speaks to a member as "usted" ("Su contraseña…", "Escoja una opción") where
+the club says "tú", and one of its messages has a typo ("Introduza"). The club's catalogue
+(``locale/``, first in ``LOCALE_PATHS``) is read before Django's, so an entry there for the same
+English text wins. They are listed here, never used, only so that ``make messages`` (which
+drops entries it finds no source for) keeps them.
+"""
+
+from django.utils.translation import gettext_noop, ngettext_lazy
+
+WORDS = (
+    gettext_noop(
+        "Enter a valid username. This value may contain only letters, numbers, and "
+        "@/./+/-/_ characters."
+    ),
+    gettext_noop("Your old password was entered incorrectly. Please enter it again."),
+    ngettext_lazy(
+        "Your password must contain at least %(min_length)d character.",
+        "Your password must contain at least %(min_length)d characters.",
+        "min_length",
+    ),
+    gettext_noop("Your password can’t be too similar to your other personal information."),
+    gettext_noop("Your password can’t be a commonly used password."),
+    gettext_noop("Your password can’t be entirely numeric."),
+    gettext_noop("Select a valid choice. %(value)s is not one of the available choices."),
+    gettext_noop("Select a valid choice. That choice is not one of the available choices."),
+)
