@@ -1,7 +1,9 @@
-"""Django's own messages that members read, in the club's Spanish.
+"""Django's own messages that members and the club's admins read, in the club's Spanish.
 
 Django's Spanish speaks to a member as "usted" ("Su contraseña…", "Escoja una opción") where
-the club says "tú", and one of its messages has a typo ("Introduza"). The club's catalogue
+the club says "tú", and one of its messages has a typo ("Introduza"). Its admin says "El
+{name} … fue agregado" whatever the name's gender ("El reglas de la casa…"): the club's words
+put the name after a colon, which suits every name. The club's catalogue
 (``locale/``, first in ``LOCALE_PATHS``) is read before Django's, so an entry there for the same
 English text wins. They are listed here, never used, only so that ``make messages`` (which
 drops entries it finds no source for) keeps them.
@@ -25,4 +27,12 @@ WORDS = (
     gettext_noop("Your password can’t be entirely numeric."),
     gettext_noop("Select a valid choice. %(value)s is not one of the available choices."),
     gettext_noop("Select a valid choice. That choice is not one of the available choices."),
+    # The admin's messages after a save or a delete.
+    gettext_noop("The {name} “{obj}” was added successfully."),
+    gettext_noop("You may edit it again below."),
+    gettext_noop("The {name} “{obj}” was added successfully. You may add another {name} below."),
+    gettext_noop("The {name} “{obj}” was changed successfully. You may edit it again below."),
+    gettext_noop("The {name} “{obj}” was changed successfully. You may add another {name} below."),
+    gettext_noop("The {name} “{obj}” was changed successfully."),
+    gettext_noop("The %(name)s “%(obj)s” was deleted successfully."),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import translation
@@ -74,6 +76,24 @@ def test_an_admin_saves_house_rules_built_from_the_options(admin_client):
     assert response.status_code == 302, response.context["adminform"].form.errors
     saved = RuleVariant.objects.get(slug="casa")
     assert saved.options == {"capture_rule": "obligatory", "tie_points": "none", "target": 15}
+
+
+def test_the_admin_tells_house_rules_saved_in_spanish_that_agrees_with_their_name(admin_client):
+    response = admin_client.post(
+        reverse("admin:games_rulevariant_add") + "?game=escoba",
+        base_data(
+            game="escoba",
+            opt__escoba__capture_rule="optional",
+            opt__escoba__opening_escoba="dealer",
+            opt__escoba__tie_points="each",
+            opt__escoba__target=0,
+        ),
+        HTTP_ACCEPT_LANGUAGE="es",
+        follow=True,
+    )
+    assert response.redirect_chain, response.context["adminform"].form.errors
+    [said] = [re.sub(r"<[^>]+>", "", str(message)) for message in response.context["messages"]]
+    assert said == "Se ha añadido correctamente: reglas de la casa “Escoba de 15 — De la casa”."
 
 
 def test_an_invalid_combination_cannot_be_saved(admin_client):
