@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from games import writes
+from games import registry, writes
 from games.models import RuleVariant
 from tests.web.table_helpers import variant
 
@@ -79,15 +79,15 @@ def test_an_admin_saves_house_rules_built_from_the_options(admin_client):
 
 
 def test_the_admin_tells_house_rules_saved_in_spanish_that_agrees_with_their_name(admin_client):
+    # Every option at its default (a box left unticked is not sent).
+    defaults = {
+        f"opt__escoba__{option.name}": option.default
+        for option in registry.engine("escoba").OPTIONS
+        if option.default is not False
+    }
     response = admin_client.post(
         reverse("admin:games_rulevariant_add") + "?game=escoba",
-        base_data(
-            game="escoba",
-            opt__escoba__capture_rule="optional",
-            opt__escoba__opening_escoba="dealer",
-            opt__escoba__tie_points="each",
-            opt__escoba__target=0,
-        ),
+        base_data(game="escoba", **defaults),
         HTTP_ACCEPT_LANGUAGE="es",
         follow=True,
     )
