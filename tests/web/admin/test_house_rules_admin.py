@@ -53,6 +53,13 @@ def test_the_migration_creates_the_standard_rules_and_the_named_house_rules():
         assert expected in names
 
 
+def test_the_english_words_of_the_house_rules_name_the_suit_as_the_tables_do():
+    ties = RuleVariant.objects.get(game="escoba", slug="sin-puntos-en-empate")
+    assert (
+        ties.description_en == "A tie for most cards, coins or sevens gives that point to nobody."
+    )
+
+
 def test_the_admin_form_has_a_field_of_the_right_kind_per_engine_option(admin_client):
     page = admin_client.get(reverse("admin:games_rulevariant_add"), {"game": "escoba"})
     form = page.context["adminform"].form
