@@ -67,7 +67,7 @@ INSTALLED_APPS = [
     "cardclub.accounts.apps.LoginProtectionConfig",  # django-axes, its name translated
     "csp",
     "django_tasks",
-    "django_tasks_db",
+    "cardclub.accounts.apps.BackgroundTasksConfig",  # django-tasks-db, its name translated
     "cardclub.accounts",
     "games",
     # One app per game: each brings its engine, bots, templates, styles and migrations.

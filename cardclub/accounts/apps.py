@@ -1,6 +1,7 @@
 from axes.apps import AppConfig as AxesAppConfig
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
+from django_tasks_db.apps import TasksAppConfig
 
 
 class AccountsConfig(AppConfig):
@@ -15,3 +16,10 @@ class LoginProtectionConfig(AxesAppConfig):
     none in Spanish)."""
 
     verbose_name = _("Login protection")
+
+
+class BackgroundTasksConfig(TasksAppConfig):
+    """django-tasks-db under a name the admin can translate: its own, "Tasks Database Backend",
+    is English in every language. Its models' words are in our catalogue."""
+
+    verbose_name = _("Background tasks")

@@ -1,12 +1,13 @@
-"""Django's own messages that members and the club's admins read, in the club's Spanish.
+"""Words of Django and of the apps it runs that members and the club's admins read, in the
+club's Spanish.
 
 Django's Spanish speaks to a member as "usted" ("Su contraseña…", "Escoja una opción") where
 the club says "tú", and one of its messages has a typo ("Introduza"). Its admin says "El
 {name} … fue agregado" whatever the name's gender ("El reglas de la casa…"): the club's words
-put the name after a colon, which suits every name. The club's catalogue
-(``locale/``, first in ``LOCALE_PATHS``) is read before Django's, so an entry there for the same
-English text wins. They are listed here, never used, only so that ``make messages`` (which
-drops entries it finds no source for) keeps them.
+put the name after a colon, which suits every name. django-axes and django-tasks-db ship
+no Spanish at all. The club's catalogue (``locale/``, first in ``LOCALE_PATHS``) is read before
+any app's, so an entry there for the same English text wins. They are listed here, never used,
+only so that ``make messages`` (which drops every entry it finds no source for) keeps them.
 """
 
 from django.utils.translation import gettext_noop, ngettext_lazy
@@ -35,4 +36,37 @@ WORDS = (
     gettext_noop("The {name} “{obj}” was changed successfully. You may add another {name} below."),
     gettext_noop("The {name} “{obj}” was changed successfully."),
     gettext_noop("The %(name)s “%(obj)s” was deleted successfully."),
+    # django-axes' admin (cardclub.accounts.apps.LoginProtectionConfig).
+    gettext_noop("access attempt"),
+    gettext_noop("access attempts"),
+    gettext_noop("access failure"),
+    gettext_noop("access failures"),
+    gettext_noop("access log"),
+    gettext_noop("access logs"),
+    gettext_noop("access attempt expiration"),
+    gettext_noop("access attempt expirations"),
+    gettext_noop("Access Attempt"),
+    gettext_noop("User Agent"),
+    gettext_noop("IP Address"),
+    gettext_noop("Username"),
+    gettext_noop("HTTP Accept"),
+    gettext_noop("Path"),
+    gettext_noop("Attempt Time"),
+    gettext_noop("Access lock out"),
+    gettext_noop("GET Data"),
+    gettext_noop("POST Data"),
+    gettext_noop("Failed Logins"),
+    gettext_noop("Expires At"),
+    gettext_noop("The time when access attempt expires and is no longer valid."),
+    gettext_noop("Logout Time"),
+    gettext_noop("Session key hash (sha256)"),
+    gettext_noop("Locked Out"),
+    gettext_noop("Form Data"),
+    gettext_noop("Meta Data"),
+    gettext_noop("Not set"),
+    gettext_noop("Attempt Remaining"),
+    gettext_noop("Account locked: too many login attempts. Please try again later."),
+    # django-tasks-db's admin (cardclub.accounts.apps.BackgroundTasksConfig).
+    gettext_noop("Task Result"),
+    gettext_noop("Task Results"),
 )

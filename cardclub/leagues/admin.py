@@ -90,7 +90,8 @@ class SeasonAdmin(ManagesLeagueResults, admin.ModelAdmin):
         groups: dict[tuple, list] = {}
         for season in queryset.select_related("league"):
             if season.division is None:
-                self.message_user(request, f"{season}: {_('not a division.')}", messages.ERROR)
+                said = _("not a division.")
+                self.message_user(request, f"{season}: {said}", messages.ERROR)
             else:
                 groups.setdefault((season.league_id, season.name), []).append(season)
         for seasons in groups.values():
@@ -233,7 +234,8 @@ class SeasonPlayerAdmin(ManagesLeagueResults, admin.ModelAdmin):
             except LeagueError as error:
                 self.message_user(request, f"{player}: {error}", messages.ERROR)
             else:
-                self.message_user(request, f"{player}: {_('withdrawn.')}", messages.SUCCESS)
+                said = _("withdrawn.")
+                self.message_user(request, f"{player}: {said}", messages.SUCCESS)
 
 
 @admin.register(Tie)

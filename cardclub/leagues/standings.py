@@ -238,7 +238,8 @@ def _row_cells(row: Row) -> str:
     ten values cost the page most of its time when the template rendered them one by one.
     The name is escaped; everything else is a number."""
     ties = "".join(f"<td>{value}</td>" for value in row.tie_values)
-    mark = f' <small class="muted">({escape(gettext("withdrew"))})</small>' if row.withdrawn else ""
+    withdrew = escape(gettext("withdrew"))
+    mark = f' <small class="muted">({withdrew})</small>' if row.withdrawn else ""
     return mark_safe(  # noqa: S308
         f'<td>{row.position}</td><th scope="row">{escape(row.name)}{mark}</th>'
         f"<td><strong>{row.points}</strong></td>{ties}<td>{row.played}</td><td>{row.won}</td>"

@@ -197,7 +197,8 @@ class Notification(models.Model):
             ).strip()
         if kind == Kind.RESULT and match is not None:
             said = outcome(places_of_match(match.seats.all()), self.user_id)
-            return f"{gettext('%(game)s #%(number)d is over.') % names} {said}".strip()
+            over = gettext("%(game)s #%(number)d is over.") % names
+            return f"{over} {said}".strip()
         if kind == Kind.FORFEIT and fixture is not None:
             return gettext("You lost your fixture in %(season)s by forfeit.") % names
         if kind == Kind.FORFEIT and match is not None:

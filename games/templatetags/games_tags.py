@@ -315,9 +315,10 @@ def seat_items(context, seats):
         parts = [f'\n<li class="{css}">{name}']
         if s.pair:
             partners = ", ".join(conditional_escape(p) for p in s.partners)
+            pair = _("pair %(n)s") % {"n": s.pair}
+            partnered = _("with %(names)s") % {"names": partners}
             parts.append(
-                f' <span class="badge pair">{_("pair %(n)s") % {"n": s.pair}}</span>'
-                f' <span class="partner">{_("with %(names)s") % {"names": partners}}</span>'
+                f' <span class="badge pair">{pair}</span> <span class="partner">{partnered}</span>'
             )
         if me:
             parts.append(words["you"])

@@ -68,6 +68,7 @@ def _stone_words(language: str) -> dict[str, str]:
     """The words every stone repeats, in ``language``, looked up once: nine stones per table on
     every move and poll, each said with the same few phrases. Escaped as the template's
     ``{% translate %}`` would; the phrases with a number (``%(n)s``) are filled in per stone."""
+    first = escape(_("Completed first: wins the tie"))
     return {
         "stone": _("Stone %(n)s"),
         "claim_stone": _("Claim stone %(n)s"),
@@ -78,7 +79,7 @@ def _stone_words(language: str) -> dict[str, str]:
         "sure": escape(_("Yours for sure: claim it when you may")),
         # The tie-breaking mark: "1st" and, for screen readers, what it means.
         "first": f' <span class="st-first">{ordinal(1)}<span class="visually-hidden">'
-        f" {escape(_('Completed first: wins the tie'))}</span></span>",
+        f" {first}</span></span>",
     }
 
 

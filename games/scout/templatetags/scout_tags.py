@@ -185,7 +185,7 @@ def scout_windows(groups, css=""):
         + "</div>"
         for g in groups
     ]
+    step = escape(_("2. Show the set that starts there:"))
     return mark_safe(  # noqa: S308 (every value above is escaped)
-        f'<div class="sc-windows{escape(css)}"><p class="step">'
-        f"{escape(_('2. Show the set that starts there:'))}</p>{''.join(blocks)}</div>"
+        f'<div class="sc-windows{escape(css)}"><p class="step">{step}</p>{"".join(blocks)}</div>'
     )

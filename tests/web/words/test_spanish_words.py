@@ -54,6 +54,14 @@ def test_a_running_season_reads_en_juego(make_member):
     assert re.search(r'id="season-status">En juego<', page.text)
 
 
+def test_a_running_season_offers_its_members_to_withdraw_in_spanish(make_member):
+    night = club_night(make_member, live_moves=0)
+    night.season.generate_fixtures()
+    page = spanish(night.members[0]).get(reverse("leagues:season", args=[night.season.pk]))
+    assert "Retirarme de esta temporada" in page.text
+    assert re.search(r">Retirarme</button>", page.text)
+
+
 def test_the_welcome_after_signing_up_agrees_with_the_page_title():
     response = spanish().post(
         reverse("signup"),
@@ -71,3 +79,11 @@ def test_the_spanish_admin_names_the_login_protection_section_in_spanish(make_me
     assert "Intentos de acceso" in page
     assert "Access attempts" not in page
     assert not re.search(r">\s*Axes\s*<", page, re.I)
+
+
+def test_the_spanish_admin_names_the_background_tasks_in_spanish(make_member):
+    boss = make_member("boss", is_staff=True, is_superuser=True)
+    page = spanish(boss).get(reverse("admin:index")).text
+    assert "Tareas en segundo plano" in page
+    assert "Resultados de las tareas" in page
+    assert "Tasks Database Backend" not in page and "Task Results" not in page
