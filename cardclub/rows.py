@@ -173,6 +173,11 @@ def columns(model, fields: tuple[str, ...], using: str, prefix: str = "") -> str
     return ", ".join(prefix + quote(model._meta.get_field(name).column) for name in fields)
 
 
+def column(model, name: str, alias: str, using: str = "default") -> str:
+    """One field's column behind a table's alias (``m."username"``), for a join's clauses."""
+    return columns(model, (name,), using, f"{alias}.")
+
+
 def built(model, fields: tuple[str, ...], found, using: str = "default"):
     """The instance of ``model`` from ``found``, the driver's values of ``fields``, as the ORM
     builds it."""

@@ -67,14 +67,14 @@ class Message(models.Model):
         for text, created_at, hidden_at, author_id, author_name in rows.every(
             _latest_statement(), [match_id, limit]
         ):
-            hidden_at = rows.converted(cls, "hidden_at", hidden_at)
-            mine = author_id == reader_id
+            # Only whether it was hidden is shown, not when: the column is not converted.
+            hidden, mine = hidden_at is not None, author_id == reader_id
             lines.append(
                 Line(
                     author_name=author_name,
-                    text=text if hidden_at is None or mine else "",
+                    text=text if mine or not hidden else "",
                     created_at=rows.converted(cls, "created_at", created_at),
-                    hidden=hidden_at is not None,
+                    hidden=hidden,
                     mine=mine,
                 )
             )
@@ -99,16 +99,13 @@ def _latest_statement(using: str = "default") -> str:
     many)."""
     member = Message.author.field.related_model
     quote = connections[using].ops.quote_name
-
-    def column(model, name: str, alias: str) -> str:
-        return rows.columns(model, (name,), using, f"{alias}.")
-
     shown = rows.columns(Message, ("text", "created_at", "hidden_at", "author"), using, "c.")
     return (
-        f"SELECT {shown}, {column(member, member.USERNAME_FIELD, 'm')}"
+        f"SELECT {shown}, {rows.column(member, member.USERNAME_FIELD, 'm', using)}"
         f" FROM {quote(Message._meta.db_table)} c INNER JOIN {quote(member._meta.db_table)} m"
-        f" ON {column(member, member._meta.pk.name, 'm')} = {column(Message, 'author', 'c')}"
-        f" WHERE {column(Message, 'match', 'c')} = %s"
-        f" ORDER BY {column(Message, 'created_at', 'c')} DESC, {column(Message, 'id', 'c')} DESC"
-        " LIMIT %s"
+        f" ON {rows.column(member, member._meta.pk.name, 'm', using)}"
+        f" = {rows.column(Message, 'author', 'c', using)}"
+        f" WHERE {rows.column(Message, 'match', 'c', using)} = %s"
+        f" ORDER BY {rows.column(Message, 'created_at', 'c', using)} DESC,"
+        f" {rows.column(Message, 'id', 'c', using)} DESC LIMIT %s"
     )

@@ -344,15 +344,13 @@ class Takeback(models.Model):
 def _watching_statement(using: str = "default") -> str:
     member = Watcher.user.field.related_model
     quote = connections[using].ops.quote_name
-
-    def column(model, name: str, alias: str) -> str:
-        return rows.columns(model, (name,), using, f"{alias}.")
-
-    name = column(member, member.USERNAME_FIELD, "m")
+    name = rows.column(member, member.USERNAME_FIELD, "m", using)
+    watcher = rows.column(Watcher, "user", "w", using)
     return (
-        f"SELECT {column(Watcher, 'user', 'w')}, {name}"
+        f"SELECT {watcher}, {name}"
         f" FROM {quote(Watcher._meta.db_table)} w INNER JOIN {quote(member._meta.db_table)} m"
-        f" ON {column(member, member._meta.pk.name, 'm')} = {column(Watcher, 'user', 'w')}"
-        f" WHERE {column(Watcher, 'match', 'w')} = %s AND {column(Watcher, 'seen_at', 'w')} >= %s"
+        f" ON {rows.column(member, member._meta.pk.name, 'm', using)} = {watcher}"
+        f" WHERE {rows.column(Watcher, 'match', 'w', using)} = %s"
+        f" AND {rows.column(Watcher, 'seen_at', 'w', using)} >= %s"
         f" ORDER BY {name}"
     )

@@ -181,8 +181,8 @@ def escoba_score_rows(context, sides):
     names = {seat.index: seat.display_name for seat in context.get("seats") or ()}
     target = escape(context["view"]["target"])
     mine = ' class="mine"'
-    yes = escape(_("yes"))
-    yes = f'✔<span class="visually-hidden">{yes}</span>'
+    said_yes = escape(_("yes"))
+    yes = f'✔<span class="visually-hidden">{said_yes}</span>'
     rows = []
     for side in sides:
         who = " + ".join(escape(names.get(i, "")) for i in side["seats"])
